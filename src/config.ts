@@ -1,0 +1,58 @@
+// The service's configuration, read from the environment and checked once at start-up (DECISIONS §2).
+import * as v from 'valibot';
+
+const port = v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a port number'), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535));
+const positive = (what: string) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, `must be a whole number of ${what}`), v.transform(Number), v.integer(), v.minValue(1, `must be at least 1 ${what}`));
+const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http(s) URL'));
+
+const EnvSchema = v.object({
+  PORT: v.optional(port, '8080'),
+  HOST: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), '127.0.0.1'),
+  DATABASE_URL: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data'),
+  BASE_URL: v.optional(httpUrl),
+  PROBLEMS_URL: v.optional(httpUrl),
+  REQUEST_DEADLINE_MS: v.optional(positive('milliseconds'), '30000'),
+  TOKEN_TTL_S: v.optional(positive('seconds'), '3600'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  baseUrl: string;
+  problemsUrl: string;
+  requestDeadlineMs: number;
+  tokenTtlSeconds: number;
+};
+
+export class ConfigError extends Error {}
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** Reads the configuration; an unset or empty variable takes its default. Throws ConfigError with one line. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(
+    Object.keys(EnvSchema.entries).flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
+  );
+  const parsed = v.safeParse(EnvSchema, present);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const key = v.getDotPath(issue) ?? 'environment';
+    throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(present[key] ?? '')} ${issue.message}`);
+  }
+  const e = parsed.output;
+  const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    baseUrl,
+    problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    tokenTtlSeconds: e.TOKEN_TTL_S,
+  };
+}

@@ -1,0 +1,38 @@
+// What one request carries through the pipeline; itty-router routes it by method and url.
+import type { Trace } from './trace.ts';
+
+export type Context = {
+  /** HEAD is routed as GET; the body is dropped at the end. */
+  method: string;
+  /** The method as the client sent it, for the log. */
+  requestMethod: string;
+  url: string;
+  path: string;
+  request: Request;
+  trace: Trace;
+  startedAt: number;
+  /** Filled by itty-router. */
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  /** Headers every response to this request carries (quota standing, for one). */
+  headers: Record<string, string>;
+  /** Fields for the request's log line. */
+  log: { clientId?: string; cost?: number; error?: string };
+};
+
+export function createContext(request: Request, trace: Trace, startedAt: number): Context {
+  const url = new URL(request.url);
+  return {
+    method: request.method === 'HEAD' ? 'GET' : request.method,
+    requestMethod: request.method,
+    url: request.url,
+    path: url.pathname,
+    request,
+    trace,
+    startedAt,
+    params: {},
+    query: {},
+    headers: {},
+    log: {},
+  };
+}

@@ -1,0 +1,80 @@
+// Opens the store: PostgreSQL at DATABASE_URL, or embedded PGlite served on a loopback port (DECISIONS §1).
+import postgres from 'postgres';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connect } from 'node:net';
+
+export type Sql = postgres.Sql;
+
+export type Database = {
+  sql: Sql;
+  /** Where the data lives, without credentials, for logs. */
+  description: string;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = {
+  databaseUrl?: string;
+  /** Embedded only: the folder; undefined keeps the database in memory (tests). */
+  dataDir?: string;
+  /** postgres.js pool size. */
+  max?: number;
+};
+
+const silent = { onnotice: () => {} };
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10 });
+    const url = new URL(options.databaseUrl);
+    return { sql, description: `postgresql://${url.host}${url.pathname}`, close: () => sql.end({ timeout: 5 }) };
+  }
+  if (options.dataDir) {
+    // A server already holds this folder: talk to its socket rather than open the files twice.
+    const running = await runningEmbeddedPort(options.dataDir);
+    if (running) {
+      const sql = postgres({ host: '127.0.0.1', port: running, user: 'postgres', database: 'postgres', max: 1, ...silent });
+      return { sql, description: `embedded (shared, port ${running})`, close: () => sql.end({ timeout: 5 }) };
+    }
+  }
+  return openEmbedded(options);
+}
+
+const portFile = (dataDir: string) => join(dataDir, 'readout-socket.json');
+
+async function runningEmbeddedPort(dataDir: string): Promise<number | undefined> {
+  let port: number;
+  try {
+    port = JSON.parse(await readFile(portFile(dataDir), 'utf8')).port;
+  } catch {
+    return undefined;
+  }
+  const reachable = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => (socket.end(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+  return reachable ? port : undefined;
+}
+
+async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create(options.dataDir);
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 64 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  if (options.dataDir) await writeFile(portFile(options.dataDir), JSON.stringify({ port }));
+  // PGlite runs one query at a time; a small pool keeps the queue short.
+  const sql = postgres({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
+  return {
+    sql,
+    description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
+    async close() {
+      await sql.end({ timeout: 5 });
+      await server.stop();
+      await pglite.close();
+      if (options.dataDir) await rm(portFile(options.dataDir), { force: true });
+    },
+  };
+}

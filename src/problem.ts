@@ -1,0 +1,62 @@
+// Errors as data: the thirteen problem types of spec §7, and their RFC 9457 rendering.
+import { respond } from './respond.ts';
+
+export const PROBLEM_TYPES = {
+  'invalid-token': { status: 401, title: 'Invalid or missing access token' },
+  'insufficient-scope': { status: 403, title: 'The token lacks the scope this endpoint needs' },
+  'plan-feature-required': { status: 403, title: "The owner's plan does not include the public API" },
+  'subscription-locked': { status: 403, title: 'The subscription is read-locked' },
+  'not-found': { status: 404, title: 'Not found' },
+  'invalid-parameter': { status: 400, title: 'A parameter is missing, malformed or out of range' },
+  'rate-limit-exceeded': { status: 429, title: 'The hourly request budget is spent' },
+  'rate-limiter-unavailable': { status: 503, title: 'Requests cannot be metered right now' },
+  'billing-unavailable': { status: 503, title: 'The plan could not be established' },
+  'identity-unavailable': { status: 503, title: 'The credential service did not answer' },
+  'data-source-unavailable': { status: 503, title: 'The ad platform connection is broken' },
+  'request-timeout': { status: 503, title: 'The request hit its deadline and was cancelled' },
+  'internal-error': { status: 500, title: 'Internal error' },
+} as const;
+
+export type ProblemType = keyof typeof PROBLEM_TYPES;
+
+export type ProblemOptions = {
+  retryAfterSeconds?: number;
+  /** Extra response headers, such as WWW-Authenticate or Allow. */
+  headers?: Record<string, string>;
+  /** Overrides the type's status where the same type serves two (405 is answered as not-found). */
+  status?: number;
+};
+
+/** The one error the service throws on purpose; anything else becomes internal-error. */
+export class ApiError extends Error {
+  readonly type: ProblemType;
+  readonly detail: string | undefined;
+  readonly options: ProblemOptions;
+  constructor(type: ProblemType, detail?: string, options: ProblemOptions = {}) {
+    super(detail ?? type);
+    this.type = type;
+    this.detail = detail;
+    this.options = options;
+  }
+}
+
+export type ProblemContext = { problemsUrl: string; instance: string; traceId: string };
+
+/** RFC 9457 §3.1: a problem document with the members of spec §7. */
+export function problemResponse(error: ApiError, context: ProblemContext): Response {
+  const { status, title } = PROBLEM_TYPES[error.type];
+  const retryAfterSeconds = error.options.retryAfterSeconds ?? null;
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json', ...error.options.headers };
+  if (retryAfterSeconds !== null) headers['retry-after'] = String(retryAfterSeconds);
+  const body = {
+    type: `${context.problemsUrl}/${error.type}`,
+    title,
+    status: error.options.status ?? status,
+    // internal-error never says what went wrong (DECISIONS §8).
+    detail: error.type === 'internal-error' ? 'An internal error occurred.' : (error.detail ?? title),
+    instance: context.instance,
+    traceId: context.traceId,
+    retryAfterSeconds,
+  };
+  return respond(JSON.stringify(body), { status: body.status, headers });
+}

@@ -1,0 +1,20 @@
+// Builds every response through the runtime's fastest Response constructor (whatwg-node's on Node).
+type ResponseConstructor = typeof Response;
+
+let ResponseClass: ResponseConstructor = globalThis.Response;
+
+/** Called once by the entry file with the adapter's own Response class. */
+export function useResponseClass(ctor: ResponseConstructor): void {
+  ResponseClass = ctor;
+}
+
+export function respond(body: BodyInit | null, init?: ResponseInit): Response {
+  return new ResponseClass(body, init);
+}
+
+export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new ResponseClass(JSON.stringify(value), {
+    status: init.status ?? 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+  });
+}

@@ -1,0 +1,14 @@
+// Bun adapter: Bun.serve with the same Fetch handler.
+import type { Serve } from './types.ts';
+
+declare const Bun: {
+  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response> }): {
+    url: URL;
+    stop(closeActiveConnections?: boolean): Promise<void>;
+  };
+};
+
+export const serve: Serve = async (app, { port, host }) => {
+  const server = Bun.serve({ port, hostname: host, fetch: app });
+  return { url: server.url.origin, close: () => server.stop(false) };
+};

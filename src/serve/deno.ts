@@ -1,0 +1,30 @@
+// Deno adapter: Deno.serve with the same Fetch handler.
+import type { Serve } from './types.ts';
+
+declare const Deno: {
+  serve(
+    options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    handler: (request: Request) => Promise<Response>,
+  ): { finished: Promise<void>; shutdown(): Promise<void> };
+};
+
+export const serve: Serve = async (app, { port, host }) => {
+  let url = '';
+  const listening = new Promise<void>((resolve) => {
+    const server = Deno.serve(
+      {
+        port,
+        hostname: host,
+        onListen: (addr) => {
+          url = `http://${addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
+          resolve();
+        },
+      },
+      app,
+    );
+    close = () => server.shutdown();
+  });
+  let close: () => Promise<void> = async () => {};
+  await listening;
+  return { url, close: () => close() };
+};

@@ -1,0 +1,54 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { runSync } from './support/server.ts';
+
+test('defaults follow DECISIONS §2', () => {
+  const config = loadConfig({});
+  assert.equal(config, {
+    port: 8080,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir: './data',
+    baseUrl: 'http://127.0.0.1:8080',
+    problemsUrl: 'http://127.0.0.1:8080/problems',
+    requestDeadlineMs: 30000,
+    tokenTtlSeconds: 3600,
+  });
+});
+
+test('BASE_URL drives PROBLEMS_URL, and a trailing slash is dropped', () => {
+  const config = loadConfig({ BASE_URL: 'https://api.example.com/' });
+  assert.is(config.baseUrl, 'https://api.example.com');
+  assert.is(config.problemsUrl, 'https://api.example.com/problems');
+});
+
+for (const [key, value] of [
+  ['PORT', 'eighty'],
+  ['PORT', '70000'],
+  ['REQUEST_DEADLINE_MS', '0'],
+  ['TOKEN_TTL_S', '-5'],
+  ['BASE_URL', 'not a url'],
+  ['DATABASE_URL', 'mysql://x'],
+]) {
+  test(`${key}=${value} is refused with a line naming ${key}`, () => {
+    try {
+      loadConfig({ [key]: value });
+      assert.unreachable();
+    } catch (error) {
+      assert.instance(error, ConfigError);
+      assert.match((error as Error).message, key);
+      assert.not.match((error as Error).message, /\n/);
+    }
+  });
+}
+
+test('the server refuses a bad value with one line on stderr and exit 2', () => {
+  const result = runSync('node', 'src/main.ts', [], { PORT: 'eighty' });
+  assert.is(result.status, 2);
+  const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+  assert.is(lines.length, 1);
+  assert.match(lines[0], /PORT/);
+});
+
+test.run();

@@ -1,0 +1,81 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { testApp, type TestApp } from './support/app.ts';
+
+const it = suite<{ t: TestApp }>('pipeline');
+it.before(async (ctx) => {
+  ctx.t = await testApp();
+});
+it.after(async (ctx) => ctx.t.close());
+
+it('health answers 200 {"status":"ok"} without a token', async ({ t }) => {
+  const res = await t.fetch('/v1/health');
+  assert.is(res.status, 200);
+  assert.equal(await res.json(), { status: 'ok' });
+});
+
+it('an unknown path is a not-found problem document', async ({ t }) => {
+  const res = await t.fetch('/v1/nope');
+  assert.is(res.status, 404);
+  assert.is(res.headers.get('content-type'), 'application/problem+json');
+  const body = await res.json();
+  assert.is(body.type, 'http://readout.test/problems/not-found');
+  assert.is(body.status, 404);
+  assert.is(body.instance, '/v1/nope');
+  assert.is(body.retryAfterSeconds, null);
+  assert.type(body.title, 'string');
+  assert.type(body.detail, 'string');
+  assert.match(body.traceId, /^[0-9a-f]{32}$/);
+});
+
+for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+  it(`${method} on a /v1 path is 405 with Allow: GET, HEAD`, async ({ t }) => {
+    const res = await t.fetch('/v1/health', { method });
+    assert.is(res.status, 405);
+    assert.is(res.headers.get('allow'), 'GET, HEAD');
+    const body = await res.json();
+    assert.is(body.type, 'http://readout.test/problems/not-found');
+    assert.is(body.status, 405);
+  });
+}
+
+it('HEAD answers like GET, with headers and no body', async ({ t }) => {
+  const res = await t.fetch('/v1/health', { method: 'HEAD' });
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.is(await res.text(), '');
+});
+
+it('no response carries an Access-Control header, preflight included', async ({ t }) => {
+  const origin = { origin: 'https://evil.example', 'access-control-request-method': 'GET' };
+  for (const [path, method] of [['/v1/health', 'GET'], ['/v1/health', 'OPTIONS'], ['/v1/nope', 'GET'], ['/elsewhere', 'OPTIONS']]) {
+    const res = await t.fetch(path, { method, headers: origin });
+    for (const name of res.headers.keys()) assert.not.match(name, /^access-control-/i, `${method} ${path} sent ${name}`);
+  }
+});
+
+it('a valid incoming traceparent supplies the traceId, and a traceparent goes out', async ({ t }) => {
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const res = await t.fetch('/v1/nope', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+  assert.is((await res.json()).traceId, traceId);
+  assert.match(res.headers.get('traceparent')!, new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+});
+
+it('a malformed traceparent is replaced by a new trace id', async ({ t }) => {
+  const res = await t.fetch('/v1/nope', { headers: { traceparent: 'garbage' } });
+  const { traceId } = await res.json();
+  assert.match(traceId, /^[0-9a-f]{32}$/);
+  assert.ok(res.headers.get('traceparent')!.includes(traceId));
+});
+
+it('one JSON log line per request with the DECISIONS §8 fields', async ({ t }) => {
+  t.logs.length = 0;
+  await t.fetch('/v1/health');
+  assert.is(t.logs.length, 1);
+  const line = t.logs[0];
+  for (const key of ['time', 'method', 'path', 'status', 'ms', 'clientId', 'traceId', 'cost']) assert.ok(key in line, key);
+  assert.is(line.path, '/v1/health');
+  assert.is(line.status, 200);
+});
+
+it.run();

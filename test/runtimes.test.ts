@@ -1,0 +1,56 @@
+// Starts the real server on Node, Bun and Deno; each serves /v1/health and shuts down cleanly on SIGTERM.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshDatabaseUrl, onPostgres } from './support/database.ts';
+import { startServer, temporaryDir, type Runtime } from './support/server.ts';
+
+const it = suite('runtimes');
+
+async function storeEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void>; dataDir?: string }> {
+  if (onPostgres) {
+    const fresh = await freshDatabaseUrl();
+    return { env: { DATABASE_URL: fresh.url }, cleanup: fresh.drop, dataDir: undefined };
+  }
+  const dir = temporaryDir();
+  return { env: { DATA_DIR: dir.path }, cleanup: async () => dir.remove(), dataDir: dir.path };
+}
+
+for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
+  it(`${runtime}: the server answers /v1/health and exits 0 on SIGTERM`, async () => {
+    const store = await storeEnv();
+    const server = await startServer(store.env, runtime);
+    try {
+      const res = await fetch(`${server.url}/v1/health`);
+      assert.is(res.status, 200);
+      assert.equal(await res.json(), { status: 'ok' });
+      const post = await fetch(`${server.url}/v1/health`, { method: 'POST' });
+      assert.is(post.status, 405);
+      assert.is(post.headers.get('access-control-allow-origin'), null);
+      assert.is(await server.stop('SIGTERM'), 0, server.output());
+      assert.match(server.output(), /"msg":"shutting down"/);
+      if (store.dataDir) assert.not.ok(existsSync(join(store.dataDir, 'readout-socket.json')), 'port file removed');
+    } finally {
+      await server.stop('SIGKILL');
+      await store.cleanup();
+    }
+  });
+}
+
+it('SIGINT also shuts down gracefully, and a restart finds its data', async () => {
+  const store = await storeEnv();
+  try {
+    const first = await startServer(store.env);
+    assert.is(await first.stop('SIGINT'), 0);
+    const second = await startServer(store.env);
+    const res = await fetch(`${second.url}/v1/health`);
+    assert.is(res.status, 200);
+    assert.is(await second.stop(), 0);
+    assert.not.match(second.output(), /migrations applied/, 'the second start applies no migration');
+  } finally {
+    await store.cleanup();
+  }
+});
+
+it.run();

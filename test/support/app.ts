@@ -1,0 +1,36 @@
+// Builds the app on a fresh database with a hand-moved clock and captured log lines.
+import { createApp, type AppDeps, type LogLine } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { freshDatabase, type TestDatabase } from './database.ts';
+
+export const BASE = 'http://readout.test';
+
+export type TestApp = {
+  db: TestDatabase;
+  config: Config;
+  logs: LogLine[];
+  clock: { now: number; advance(ms: number): void };
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+};
+
+export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const db = await freshDatabase();
+  const config = loadConfig({ BASE_URL: BASE, ...overrides.env });
+  const logs: LogLine[] = [];
+  const clock = {
+    now: Date.parse('2026-03-10T10:15:00Z'),
+    advance(ms: number) {
+      clock.now += ms;
+    },
+  };
+  const app = createApp({ sql: db.sql, config, clock: () => clock.now, log: (line) => logs.push(line), ...overrides });
+  return {
+    db,
+    config,
+    logs,
+    clock,
+    fetch: (path, init) => app(new Request(BASE + path, init)),
+    close: () => db.close(),
+  };
+}

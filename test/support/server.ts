@@ -1,0 +1,66 @@
+// Starts the real server (or CLI) as a child process under Node (tsx), Bun or Deno.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Runtime = 'node' | 'bun' | 'deno';
+
+const bin = (name: string) => join(process.cwd(), 'node_modules', '.bin', name);
+
+export function command(runtime: Runtime, entry: string): [string, string[]] {
+  if (runtime === 'bun') return [bin('bun'), [entry]];
+  if (runtime === 'deno') return [bin('deno'), ['run', '-A', entry]];
+  return [bin('tsx'), [entry]];
+}
+
+export type RunningServer = {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+};
+
+export function temporaryDir(): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), 'readout-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Starts src/main.ts on a free port and waits for its "listening" log line. */
+export async function startServer(env: Record<string, string>, runtime: Runtime = 'node'): Promise<RunningServer> {
+  const [cmd, args] = command(runtime, 'src/main.ts');
+  const child = spawn(cmd, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 60 s:\n${out}`)), 60_000);
+    const look = () => {
+      const match = /"msg":"listening","url":"([^"]+)"/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', look);
+    exited.then((code) => (clearTimeout(timer), reject(new Error(`server exited with ${code}:\n${out}`))));
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs a command to completion (the CLI, or the server expected to refuse to start). */
+export function runSync(runtime: Runtime, entry: string, args: string[], env: Record<string, string> = {}) {
+  const [cmd, base] = command(runtime, entry);
+  const result = spawnSync(cmd, [...base, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
