@@ -5,7 +5,13 @@ import { createContext, type Context } from './context.ts';
 import type { Sql } from './database.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { respond } from './respond.ts';
+import { tokenVerifier } from './accessTokens.ts';
+import { authenticate } from './authenticate.ts';
+import { revocations } from './revocations.ts';
 import { health } from './routes/health.ts';
+import { me } from './routes/me.ts';
+import { tokenEndpoint } from './routes/token.ts';
+import { signingKeys } from './signingKeys.ts';
 import { traceFrom, type Trace } from './trace.ts';
 
 export type LogLine = Record<string, unknown>;
@@ -26,6 +32,8 @@ export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
   const clock = deps.clock ?? Date.now;
   const log = deps.log ?? defaultLog;
+  const keys = signingKeys(sql, clock);
+  const withPrincipal = authenticate(tokenVerifier(keys, config.baseUrl), revocations(sql, clock), clock);
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -44,8 +52,10 @@ export function createApp(deps: AppDeps): App {
     catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
   });
   router
+    .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
     .get('/v1/health', health(sql))
+    .get('/v1/me', withPrincipal, me(sql, clock))
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {

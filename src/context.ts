@@ -1,4 +1,5 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
+import type { Principal } from './accessTokens.ts';
 import type { Trace } from './trace.ts';
 
 export type Context = {
@@ -14,6 +15,8 @@ export type Context = {
   /** Filled by itty-router. */
   params: Record<string, string>;
   query: Record<string, string | string[] | undefined>;
+  /** The verified caller, once authenticate has run. */
+  principal?: Principal;
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string>;
   /** Fields for the request's log line. */

@@ -1,0 +1,11 @@
+-- Returns an organization's clients ($1) with their secrets' ids and dates; never a hash.
+select c.id, c.name, c.scopes, c.reports_all, c.report_ids, c.ad_accounts_all, c.ad_account_ids, c.created_at, c.revoked_at,
+       coalesce(
+         json_agg(json_build_object('secretId', s.id, 'createdAt', s.created_at, 'expiresAt', s.expires_at, 'revokedAt', s.revoked_at)
+                  order by s.created_at) filter (where s.id is not null),
+         '[]') as secrets
+from api_clients c
+left join client_secrets s on s.client_id = c.id
+where c.organization_id = $1
+group by c.id
+order by c.created_at, c.id

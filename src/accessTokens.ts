@@ -1,0 +1,119 @@
+// Access tokens (DECISIONS §9): JWTs signed HS256, verified with the algorithm, issuer, audience and expiry pinned.
+import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
+import * as v from 'valibot';
+import { AUDIENCE, isScope, type Scope } from './scopes.ts';
+import type { SigningKeys } from './signingKeys.ts';
+
+export type AllowList = readonly string[] | 'all';
+
+/** Who is calling: what a verified token says. */
+export type Principal = {
+  clientId: string;
+  organizationId: string;
+  scopes: Scope[];
+  reports: AllowList;
+  adAccounts: AllowList;
+  expiresAt: number;
+};
+
+const uuid = v.pipe(v.string(), v.uuid());
+// The claims a client token must carry; a person's app token, or anything else, lacks them.
+const ClaimsSchema = v.object({
+  sub: v.pipe(v.string(), v.startsWith('rdc_')),
+  client_id: v.pipe(v.string(), v.startsWith('rdc_')),
+  organization_id: uuid,
+  scope: v.string(),
+  report_ids: v.array(uuid),
+  ad_account_ids: v.array(uuid),
+  reports_all: v.boolean(),
+  ad_accounts_all: v.boolean(),
+  exp: v.number(),
+});
+
+export type TokenGrant = {
+  clientId: string;
+  organizationId: string;
+  scopes: Scope[];
+  reportIds: string[];
+  reportsAll: boolean;
+  adAccountIds: string[];
+  adAccountsAll: boolean;
+};
+
+export async function issueAccessToken(
+  keys: SigningKeys,
+  grant: TokenGrant,
+  options: { issuer: string; now: number; ttlSeconds: number },
+): Promise<string> {
+  const key = await keys.current();
+  const iat = Math.floor(options.now / 1000);
+  const jwt = new SignJWT({
+    scope: grant.scopes.join(' '),
+    client_id: grant.clientId,
+    organization_id: grant.organizationId,
+    report_ids: grant.reportIds,
+    ad_account_ids: grant.adAccountIds,
+    reports_all: grant.reportsAll,
+    ad_accounts_all: grant.adAccountsAll,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
+    .setIssuer(options.issuer)
+    .setSubject(grant.clientId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + options.ttlSeconds)
+    .setJti(crypto.randomUUID());
+  // Spec §5 rule 5: the audience comes with any public-API scope, and only then.
+  if (grant.scopes.length > 0) jwt.setAudience(AUDIENCE);
+  return jwt.sign(key.secret);
+}
+
+const CACHE_LIMIT = 10_000;
+
+export type TokenVerifier = (token: string, now: number) => Promise<Principal | undefined>;
+
+/**
+ * Verifies a bearer token; undefined for any failure, never saying which (spec §5 rule 6).
+ * Verified tokens are cached until they expire: the signature cannot change, and revocation is checked apart.
+ */
+export function tokenVerifier(keys: SigningKeys, issuer: string): TokenVerifier {
+  const cache = new Map<string, Principal>();
+
+  return async function verifyAccessToken(token, now) {
+    const cached = cache.get(token);
+    if (cached) {
+      if (cached.expiresAt > now) return cached;
+      cache.delete(token);
+      return undefined;
+    }
+    let principal: Principal;
+    try {
+      const { kid } = decodeProtectedHeader(token);
+      const key = typeof kid === 'string' ? await keys.find(kid) : undefined;
+      if (!key) return undefined;
+      const { payload } = await jwtVerify(token, key.secret, {
+        algorithms: ['HS256'],
+        typ: 'at+jwt',
+        issuer,
+        audience: AUDIENCE,
+        requiredClaims: ['exp', 'iat', 'sub'],
+        currentDate: new Date(now),
+      });
+      const claims = v.parse(ClaimsSchema, payload);
+      if (claims.sub !== claims.client_id) return undefined;
+      const scopes = claims.scope.split(' ').filter(isScope);
+      principal = {
+        clientId: claims.client_id,
+        organizationId: claims.organization_id,
+        scopes,
+        reports: claims.reports_all ? 'all' : claims.report_ids,
+        adAccounts: claims.ad_accounts_all ? 'all' : claims.ad_account_ids,
+        expiresAt: claims.exp * 1000,
+      };
+    } catch {
+      return undefined;
+    }
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(token, principal);
+    return principal;
+  };
+}

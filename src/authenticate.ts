@@ -1,0 +1,35 @@
+// Bearer authentication and scope checks (spec §5, §7): every failure looks the same from outside.
+import type { TokenVerifier } from './accessTokens.ts';
+import type { Context } from './context.ts';
+import { ApiError } from './problem.ts';
+import type { Revocations } from './revocations.ts';
+import type { Scope } from './scopes.ts';
+
+// RFC 6750 §2.1: b64token syntax.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+const invalidToken = () =>
+  new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
+    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+  });
+
+export function authenticate(verify: TokenVerifier, revoked: Revocations, clock: () => number) {
+  return async function withPrincipal(ctx: Context): Promise<void> {
+    const match = BEARER.exec(ctx.request.headers.get('authorization') ?? '');
+    const principal = match ? await verify(match[1], clock()) : undefined;
+    // A store that cannot say is not taken as "revoked" here: metered paths re-check revocation when they charge.
+    if (!principal || (await revoked.isRevoked(principal.clientId)) === true) throw invalidToken();
+    ctx.principal = principal;
+    ctx.log.clientId = principal.clientId;
+  };
+}
+
+export function requireScope(scope: Scope) {
+  return function withScope(ctx: Context): void {
+    if (!ctx.principal!.scopes.includes(scope)) {
+      throw new ApiError('insufficient-scope', `This endpoint needs the scope ${scope}.`, {
+        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+      });
+    }
+  };
+}

@@ -1,0 +1,48 @@
+// Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
+import process from 'node:process';
+import { UsageError } from './cli/args.ts';
+import { parseCommandLine, runCommand } from './cli/run.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './database.ts';
+import { migrate } from './migrate.ts';
+
+const argv = process.argv.slice(2);
+const fail = (code: number, message: string) => {
+  process.stderr.write(`readout: ${message}\n`);
+  process.exit(code);
+};
+
+try {
+  // Bad arguments are refused before the database is touched.
+  parseCommandLine(argv);
+} catch (error) {
+  if (error instanceof UsageError) fail(2, error.message);
+  throw error;
+}
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) fail(2, error.message);
+  throw error;
+}
+
+const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir });
+let code = 1;
+try {
+  await migrate(database.sql);
+  const outcome = await runCommand(argv, {
+    sql: database.sql,
+    now: Date.now(),
+    progress: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(outcome.stdout);
+  process.stderr.write(outcome.stderr);
+  code = outcome.code;
+} catch (error) {
+  process.stderr.write(`readout: failed: ${error instanceof Error ? error.message : String(error)}\n`);
+} finally {
+  await database.close();
+}
+process.exit(code);

@@ -1,0 +1,22 @@
+// The operator commands of DECISIONS §10, by their words.
+import type { Sql } from '../database.ts';
+import type { Parsed } from './args.ts';
+import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
+import { orgCreate, planSet, subscriptionLock } from './org.ts';
+import type { CommandResult } from './output.ts';
+
+export type CommandDeps = { sql: Sql; now: number; progress: (line: string) => void };
+
+type Command = (deps: CommandDeps, args: Parsed) => Promise<CommandResult>;
+
+export const COMMANDS: Record<string, Command> = {
+  'org create': ({ sql }, args) => orgCreate(sql, args),
+  'plan set': ({ sql }, args) => planSet(sql, args),
+  'subscription lock': ({ sql }, args) => subscriptionLock(true)(sql, args),
+  'subscription unlock': ({ sql }, args) => subscriptionLock(false)(sql, args),
+  'client create': ({ sql }, args) => clientCreate(sql, args),
+  'client secret add': ({ sql, now }, args) => clientSecretAdd(sql, args, now),
+  'client secret revoke': ({ sql }, args) => clientSecretRevoke(sql, args),
+  'client revoke': ({ sql }, args) => clientRevoke(sql, args),
+  'client list': ({ sql }, args) => clientList(sql, args),
+};

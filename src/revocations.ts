@@ -1,0 +1,46 @@
+// Which clients are revoked, as every process must know within one second (spec §5 rule 7).
+import type { Sql } from './database.ts';
+import { query } from './queries.ts';
+
+/** A list this young is used as is; older, it is refreshed behind the request; past MAX_AGE the request waits. */
+const REFRESH_AFTER_MS = 250;
+const MAX_AGE_MS = 1000;
+
+export type Revocations = {
+  /** True when revoked; undefined when the store cannot tell. */
+  isRevoked(clientId: string): Promise<boolean | undefined>;
+};
+
+export function revocations(sql: Sql, clock: () => number): Revocations {
+  let revoked = new Set<string>();
+  let readAt = -Infinity;
+  let refreshing: Promise<boolean> | undefined;
+
+  const refresh = () =>
+    (refreshing ??= (async () => {
+      const started = clock();
+      try {
+        const [row] = await query<{ ids: string[] }>(sql, 'list-revoked-clients');
+        revoked = new Set(row.ids);
+        // Age is counted from when the read began: a revocation committed after that may be missing.
+        readAt = started;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        refreshing = undefined;
+      }
+    })());
+
+  return {
+    async isRevoked(clientId) {
+      const age = clock() - readAt;
+      if (age >= MAX_AGE_MS) {
+        if (!(await refresh())) return undefined;
+      } else if (age >= REFRESH_AFTER_MS) {
+        void refresh();
+      }
+      return revoked.has(clientId);
+    },
+  };
+}

@@ -1,0 +1,142 @@
+// POST /api/connect/token: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), errors per §5.2.
+import { issueAccessToken, type TokenGrant } from '../accessTokens.ts';
+import { BodyTooLarge, readBodyText } from '../body.ts';
+import type { Context } from '../context.ts';
+import type { Sql } from '../database.ts';
+import { query } from '../queries.ts';
+import { json } from '../respond.ts';
+import { AUDIENCE, isScope, type Scope } from '../scopes.ts';
+import { secretMatches } from '../secrets.ts';
+import type { SigningKeys } from '../signingKeys.ts';
+
+const BODY_LIMIT = 16 * 1024;
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+type OAuthError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope';
+
+function oauthError(error: OAuthError, description: string, extra: { status?: number; headers?: Record<string, string> } = {}) {
+  return json(
+    { error, error_description: description },
+    { status: extra.status ?? (error === 'invalid_client' ? 401 : 400), headers: { ...NO_STORE, ...extra.headers } },
+  );
+}
+
+type ClientRow = {
+  id: string;
+  organization_id: string;
+  scopes: string[];
+  reports_all: boolean;
+  report_ids: string[];
+  ad_accounts_all: boolean;
+  ad_account_ids: string[];
+  revoked_at: Date | null;
+  secret_hashes: Uint8Array[];
+};
+
+/** RFC 6749 §2.3.1: client_id and client_secret, each form-urlencoded, joined by a colon, in Basic. */
+function basicCredentials(header: string | null): { id: string; secret: string } | 'malformed' | undefined {
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return /^Basic\b/i.test(header) ? 'malformed' : undefined;
+  let decoded: string;
+  try {
+    decoded = atob(match[1]);
+  } catch {
+    return 'malformed';
+  }
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return 'malformed';
+  try {
+    const form = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    return { id: form(decoded.slice(0, colon)), secret: form(decoded.slice(colon + 1)) };
+  } catch {
+    return 'malformed';
+  }
+}
+
+export type TokenDeps = { sql: Sql; keys: SigningKeys; clock: () => number; issuer: string; ttlSeconds: number };
+
+export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDeps) {
+  return async function postToken(ctx: Context): Promise<Response> {
+    const { request } = ctx;
+    if (request.method !== 'POST') {
+      return oauthError('invalid_request', 'The token endpoint accepts POST only.', { status: 405, headers: { allow: 'POST' } });
+    }
+    const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/x-www-form-urlencoded') {
+      return oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+    }
+    let body: string;
+    try {
+      body = await readBodyText(request, BODY_LIMIT);
+    } catch (error) {
+      const why = error instanceof BodyTooLarge ? `larger than ${BODY_LIMIT} bytes` : 'not valid UTF-8';
+      return oauthError('invalid_request', `The request body is ${why}.`);
+    }
+    const form = new URLSearchParams(body);
+    // RFC 6749 §3.2: parameters must not be sent more than once.
+    for (const name of new Set(form.keys())) {
+      if (form.getAll(name).length > 1) return oauthError('invalid_request', `The parameter ${name} is repeated.`);
+    }
+    const grantType = form.get('grant_type');
+    if (!grantType) return oauthError('invalid_request', 'grant_type is required.');
+    if (grantType !== 'client_credentials') {
+      return oauthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
+    }
+
+    const basic = basicCredentials(request.headers.get('authorization'));
+    const usedBasic = basic !== undefined;
+    const challenge = usedBasic ? { headers: { 'www-authenticate': 'Basic realm="readout", charset="UTF-8"' } } : {};
+    if (basic === 'malformed') return oauthError('invalid_client', 'Client authentication failed.', challenge);
+    if (basic && (form.has('client_id') || form.has('client_secret'))) {
+      // RFC 6749 §2.3: a client uses one authentication method per request.
+      if (form.get('client_id') !== basic.id || form.has('client_secret')) {
+        return oauthError('invalid_request', 'Authenticate with HTTP Basic or with form fields, not both.');
+      }
+    }
+    const clientId = basic ? basic.id : form.get('client_id');
+    const clientSecret = basic ? basic.secret : form.get('client_secret');
+    if (!clientId || !clientSecret) {
+      return oauthError(usedBasic ? 'invalid_client' : 'invalid_request', 'client_id and client_secret are required.', challenge);
+    }
+
+    const now = clock();
+    const [client] = clientId.length <= 64 ? await query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]) : [];
+    const hashes = client ? client.secret_hashes.map((h) => new Uint8Array(h)) : [];
+    // The secret is hashed and compared even for an unknown client, so the answer takes the same time.
+    const matches = await secretMatches(clientSecret, hashes);
+    if (!client || !matches || client.revoked_at) {
+      return oauthError('invalid_client', 'Client authentication failed.', challenge);
+    }
+
+    const requested = form.get('scope');
+    let scopes: Scope[];
+    if (requested === null || requested.trim() === '') {
+      scopes = client.scopes.filter(isScope);
+    } else {
+      const names = [...new Set(requested.trim().split(/\s+/))];
+      if (names.includes(AUDIENCE)) {
+        return oauthError('invalid_request', `${AUDIENCE} is an audience, added by itself; it cannot be requested as a scope.`);
+      }
+      const refused = names.filter((name) => !isScope(name) || !client.scopes.includes(name));
+      if (refused.length) return oauthError('invalid_scope', `Not granted to this client: ${refused.join(' ')}.`);
+      scopes = names as Scope[];
+    }
+
+    const grant: TokenGrant = {
+      clientId: client.id,
+      organizationId: client.organization_id,
+      scopes,
+      reportIds: client.report_ids,
+      reportsAll: client.reports_all,
+      adAccountIds: client.ad_account_ids,
+      adAccountsAll: client.ad_accounts_all,
+    };
+    ctx.log.clientId = client.id;
+    const accessToken = await issueAccessToken(keys, grant, { issuer, now, ttlSeconds });
+    return json(
+      { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, scope: scopes.join(' ') },
+      { headers: NO_STORE },
+    );
+  };
+}

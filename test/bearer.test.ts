@@ -1,0 +1,119 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { testApp, type TestApp } from './support/app.ts';
+import { bearer, cli, createClient, createOrg, getToken, type Client } from './support/fixtures.ts';
+
+type Ctx = { t: TestApp; org: string; client: Client; token: string };
+const it = suite<Ctx>('bearer authentication');
+it.before(async (ctx) => {
+  ctx.t = await testApp();
+  ctx.org = await createOrg(ctx.t.db.sql);
+  ctx.client = await createClient(ctx.t.db.sql, ctx.org);
+  ctx.token = await getToken(ctx.t, ctx.client);
+});
+it.after(async (ctx) => ctx.t.close());
+
+async function signingKey(t: TestApp) {
+  const [row] = await t.db.sql`select kid, secret from signing_keys order by created_at desc limit 1`;
+  return { kid: row.kid as string, secret: new Uint8Array(row.secret) };
+}
+
+/** A token like a real one, with some claims or header fields changed, signed with our own key. */
+async function forged(t: TestApp, token: string, change: { claims?: Record<string, unknown>; drop?: string[]; header?: Record<string, unknown> } = {}) {
+  const key = await signingKey(t);
+  const claims: Record<string, unknown> = { ...decodeJwt(token), ...change.claims };
+  for (const name of change.drop ?? []) delete claims[name];
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid, ...change.header }).sign(key.secret);
+}
+
+async function expectInvalidToken(t: TestApp, init: RequestInit) {
+  const res = await t.fetch('/v1/me', init);
+  assert.is(res.status, 401);
+  assert.is(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
+  const body = await res.json();
+  assert.is(body.type, 'http://readout.test/problems/invalid-token');
+  return { ...body, traceId: undefined };
+}
+
+it('a valid token reads /v1/me', async ({ t, token, client, org }) => {
+  const res = await t.fetch('/v1/me', bearer(token));
+  assert.is(res.status, 200);
+  const body = await res.json();
+  assert.is(body.clientId, client.clientId);
+  assert.is(body.organizationId, org);
+  assert.equal(body.allowList, { reports: 'all', adAccounts: 'all' });
+  assert.is(body.nearestSecretExpiry, null);
+});
+
+it('every kind of bad token gets the same 401 invalid-token body', async ({ t, token }) => {
+  const now = Math.floor(t.clock.now / 1000);
+  const otherKey = new TextEncoder().encode('x'.repeat(32));
+  const [head, payload] = token.split('.');
+  const unsigned = `${btoa(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).replace(/=+$/, '')}.${payload}.`;
+  const cases: Record<string, RequestInit> = {
+    missing: {},
+    'not bearer': { headers: { authorization: `Basic ${btoa('a:b')}` } },
+    malformed: bearer('not.a.jwt'),
+    'alg none': bearer(unsigned),
+    'another key': bearer(await new SignJWT(decodeJwt(token)).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: decodeProtectedHeader(token).kid! }).sign(otherKey)),
+    'tampered payload': bearer(`${head}.${btoa(JSON.stringify({ ...decodeJwt(token), scope: 'reports:export' })).replace(/=+$/, '')}.${token.split('.')[2]}`),
+    expired: bearer(await forged(t, token, { claims: { iat: now - 7200, exp: now - 3600 } })),
+    'another audience': bearer(await forged(t, token, { claims: { aud: 'app' } })),
+    'no audience': bearer(await forged(t, token, { drop: ['aud'] })),
+    'another issuer': bearer(await forged(t, token, { claims: { iss: 'https://elsewhere' } })),
+    'a person rather than a client': bearer(await forged(t, token, { claims: { sub: 'user-42' }, drop: ['client_id', 'organization_id'] })),
+    'an unknown kid': bearer(await forged(t, token, { header: { kid: 'k_unknown' } })),
+  };
+  const bodies = [];
+  for (const [name, init] of Object.entries(cases)) bodies.push([name, await expectInvalidToken(t, init)] as const);
+  for (const [name, body] of bodies) assert.equal(body, bodies[0][1], name);
+});
+
+it('a token expires after its lifetime', async ({ t, client }) => {
+  const token = await getToken(t, client);
+  assert.is((await t.fetch('/v1/me', bearer(token))).status, 200);
+  t.clock.advance(3600_000);
+  await expectInvalidToken(t, bearer(token));
+  t.clock.now -= 3600_000;
+});
+
+it("revoking a client stops its live token within one second", async ({ t, org }) => {
+  const doomed = await createClient(t.db.sql, org);
+  const token = await getToken(t, doomed);
+  assert.is((await t.fetch('/v1/me', bearer(token))).status, 200);
+  await cli(t.db.sql, ['client', 'revoke', '--client', doomed.clientId]);
+  t.clock.advance(1000);
+  await expectInvalidToken(t, bearer(token));
+});
+
+it("revoking a secret leaves live tokens working but refuses new ones", async ({ t, org }) => {
+  const client = await createClient(t.db.sql, org);
+  const token = await getToken(t, client);
+  await cli(t.db.sql, ['client', 'secret', 'revoke', '--client', client.clientId, '--secret', client.secretId]);
+  t.clock.advance(1000);
+  assert.is((await t.fetch('/v1/me', bearer(token))).status, 200);
+  try {
+    await getToken(t, client);
+    assert.unreachable();
+  } catch (error) {
+    assert.match(String(error), /401/);
+  }
+});
+
+it('/v1/me reports allow-list sizes and the nearest secret expiry', async ({ t, org }) => {
+  const [report, account] = [crypto.randomUUID(), crypto.randomUUID()];
+  // Allow-lists name real rows; make two ids exist for the listing below.
+  await t.db.sql`insert into ad_accounts (id, organization_id, platform, external_id, name, currency) values (${account}, ${org}, 'google-ads', 'x1', 'A', 'USD')`;
+  await t.db.sql`insert into reports (id, organization_id, name, kind, currency) values (${report}, ${org}, 'R', 'standard', 'USD')`;
+  const client = await createClient(t.db.sql, org, { reports: report, adAccounts: 'all' });
+  const soon = new Date(t.clock.now + 86_400_000).toISOString();
+  const later = new Date(t.clock.now + 2 * 86_400_000).toISOString();
+  await cli(t.db.sql, ['client', 'secret', 'add', '--client', client.clientId, '--expires', later], t.clock.now);
+  await cli(t.db.sql, ['client', 'secret', 'add', '--client', client.clientId, '--expires', soon], t.clock.now);
+  const body = await (await t.fetch('/v1/me', bearer(await getToken(t, client)))).json();
+  assert.equal(body.allowList, { reports: 1, adAccounts: 'all' });
+  assert.is(body.nearestSecretExpiry, soon);
+});
+
+it.run();
