@@ -1,16 +1,21 @@
 // The whole service as one Fetch handler: the request pipeline, written out once.
 import { Router } from 'itty-router';
+import { tokenVerifier } from './accessTokens.ts';
+import { authenticate, requireScope } from './authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './context.ts';
 import type { Sql } from './database.ts';
+import { requirePlan, requireUnlocked } from './planCheck.ts';
+import { planCache, storePlanReader, type PlanReader } from './plans.ts';
 import { ApiError, problemResponse } from './problem.ts';
+import { quota } from './quota.ts';
 import { respond } from './respond.ts';
-import { tokenVerifier } from './accessTokens.ts';
-import { authenticate } from './authenticate.ts';
 import { revocations } from './revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
+import { systemMetrics } from './routes/metrics.ts';
 import { tokenEndpoint } from './routes/token.ts';
+import type { Scope } from './scopes.ts';
 import { signingKeys } from './signingKeys.ts';
 import { traceFrom, type Trace } from './trace.ts';
 
@@ -22,9 +27,14 @@ export type AppDeps = {
   /** Milliseconds since the epoch; tests move time by hand. */
   clock?: () => number;
   log?: (line: LogLine) => void;
+  /** The billing store; tests make it fail. */
+  readPlan?: PlanReader;
 };
 
 export type App = (request: Request) => Promise<Response>;
+
+/** A request's quota cost: fixed, or worked out from the request (report data). */
+export type Cost = number | ((ctx: Context) => Promise<number>);
 
 const defaultLog = (line: LogLine) => console.log(JSON.stringify(line));
 
@@ -33,12 +43,23 @@ export function createApp(deps: AppDeps): App {
   const clock = deps.clock ?? Date.now;
   const log = deps.log ?? defaultLog;
   const keys = signingKeys(sql, clock);
+  const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
+  const meter = quota(sql, clock);
+
+  // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
+  // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
   const withPrincipal = authenticate(tokenVerifier(keys, config.baseUrl), revocations(sql, clock), clock);
+  const withPlan = requirePlan(plans);
+  const charged = (cost: Cost) =>
+    async function withCharge(ctx: Context) {
+      await meter.charge(ctx, typeof cost === 'number' ? cost : await cost(ctx));
+    };
+  const guarded = (scope: Scope, cost: Cost) => [withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost)];
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
     if (ctx.method !== 'GET') {
-      throw new ApiError('not-found', `${ctx.request.method} is not allowed here; every /v1 path answers GET and HEAD only.`, {
+      throw new ApiError('not-found', `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`, {
         status: 405,
         headers: { allow: 'GET, HEAD' },
       });
@@ -55,7 +76,8 @@ export function createApp(deps: AppDeps): App {
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
     .get('/v1/health', health(sql))
-    .get('/v1/me', withPrincipal, me(sql, clock))
+    .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
+    .get('/v1/metrics', ...guarded('reports:read', 1), systemMetrics(sql))
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {
@@ -82,6 +104,8 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       response = toProblem(error, ctx);
     }
+    // Spec §4.5: a 304 refunds its charge.
+    if (response.status === 304) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
     log({
       time: new Date(startedAt).toISOString(),

@@ -1,5 +1,7 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
 import type { Principal } from './accessTokens.ts';
+import type { Plan } from './plans.ts';
+import type { Charge } from './quota.ts';
 import type { Trace } from './trace.ts';
 
 export type Context = {
@@ -17,6 +19,10 @@ export type Context = {
   query: Record<string, string | string[] | undefined>;
   /** The verified caller, once authenticate has run. */
   principal?: Principal;
+  /** The organization's plan, once the plan check has run. */
+  plan?: Plan;
+  /** What this request was charged, for a refund. */
+  charge?: Charge;
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string>;
   /** Fields for the request's log line. */

@@ -42,22 +42,33 @@ create table quota_client_usage (
 
 -- Charges a call atomically. The window row is locked first, so charges of one subscription are serialised
 -- across every connection and process, and a window never passes its budget.
--- outcome: 'ok', 'spent' (budget), 'fair-share' (50 % while another client has room), 'revoked', 'no-subscription'.
+-- outcome: 'ok', 'spent' (budget), 'fair-share' (50 % while another client has room), 'revoked', 'no-subscription',
+-- and, read fresh here so an operator's change applies to the very next call, 'no-api' and 'locked'.
 create function charge_quota(p_org uuid, p_client text, p_window timestamptz, p_cost integer)
 returns table (outcome text, budget integer, used integer)
 language plpgsql as $$
 declare
   v_budget integer;
+  v_public_api boolean;
+  v_locked boolean;
   v_used integer;
   v_mine integer;
   v_live boolean;
   v_inserted integer;
 begin
-  select coalesce(s.budget_override, p.hourly_budget) into v_budget
+  select coalesce(s.budget_override, p.hourly_budget), p.public_api, s.locked into v_budget, v_public_api, v_locked
   from subscriptions s join plans p on p.code = s.plan_code
   where s.organization_id = p_org;
   if v_budget is null then
     return query select 'no-subscription'::text, 0, 0;
+    return;
+  end if;
+  if not v_public_api then
+    return query select 'no-api'::text, v_budget, 0;
+    return;
+  end if;
+  if v_locked then
+    return query select 'locked'::text, v_budget, 0;
     return;
   end if;
 

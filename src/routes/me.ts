@@ -1,28 +1,47 @@
-// GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (spec §2.4); never metered.
+// GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (spec §2.4); never metered, always 200.
 import type { AllowList } from '../accessTokens.ts';
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
+import type { Plans } from '../plans.ts';
 import { query } from '../queries.ts';
+import { secondsToReset, type Quota } from '../quota.ts';
 import { json } from '../respond.ts';
 
 const size = (list: AllowList) => (list === 'all' ? 'all' : list.length);
 
-export function me(sql: Sql, clock: () => number) {
+export type MeDeps = { sql: Sql; clock: () => number; plans: Plans; quota: Quota };
+
+export function me({ sql, clock, plans, quota }: MeDeps) {
   return async function getMe(ctx: Context): Promise<Response> {
     const principal = ctx.principal!;
-    let nearestSecretExpiry: string | null = null;
-    try {
-      const [row] = await query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(clock())]);
-      nearestSecretExpiry = row.nearest ? row.nearest.toISOString() : null;
-    } catch {
-      // /v1/me answers 200 whatever else is down; the expiry is then unknown.
-    }
+    const now = clock();
+    const resetAt = new Date(now + secondsToReset(now) * 1000);
+    resetAt.setUTCMinutes(0, 0, 0);
+    const [nearest, planStanding, quotaStanding] = await Promise.all([
+      query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]).then(
+        ([row]) => row.nearest?.toISOString() ?? null,
+        () => null,
+      ),
+      plans.standing(principal.organizationId),
+      quota.standing(principal.organizationId).catch(() => undefined),
+    ]);
+    const limitPerHour = quotaStanding?.budget ?? planStanding.plan?.budget ?? 0;
     return json({
       clientId: principal.clientId,
       organizationId: principal.organizationId,
       scopes: principal.scopes,
+      plan: { code: planStanding.plan?.code ?? 'unknown', state: planStanding.state },
+      quota: quotaStanding
+        ? {
+            limitPerHour,
+            remaining: Math.max(quotaStanding.budget - quotaStanding.used, 0),
+            resetAt: resetAt.toISOString(),
+            state: 'ok',
+          }
+        : // Spec §2.4: when unavailable, remaining and resetAt are not live values.
+          { limitPerHour, remaining: 0, resetAt: resetAt.toISOString(), state: 'unavailable' },
       allowList: { reports: size(principal.reports), adAccounts: size(principal.adAccounts) },
-      nearestSecretExpiry,
+      nearestSecretExpiry: nearest,
     });
   };
 }

@@ -1,0 +1,30 @@
+// The paging envelope of spec §2.1 and its parameters (spec §4.3).
+import * as v from 'valibot';
+import type { Sql } from './database.ts';
+import { query } from './queries.ts';
+import { wholeNumber } from './queryParams.ts';
+import { json } from './respond.ts';
+
+export const MAX_PAGE_SIZE = 200;
+
+export const pagingEntries = {
+  page: v.optional(wholeNumber('page', 1, 100_000_000), '1'),
+  pageSize: v.optional(wholeNumber('pageSize', 1, MAX_PAGE_SIZE), '50'),
+};
+
+export type Paging = { page: number; pageSize: number };
+
+/**
+ * Runs a list query and answers the envelope. List queries take the page and page size as $1 and $2 and
+ * return one row: `total` (every match) and `items` (the page, already in the response's shape).
+ */
+export async function listPage(sql: Sql, name: string, paging: Paging, params: (string | number | boolean | null | string[])[] = []) {
+  const [row] = await query<{ total: number; items: unknown[] }>(sql, name, [paging.page, paging.pageSize, ...params]);
+  return json({
+    data: row.items,
+    page: paging.page,
+    pageSize: paging.pageSize,
+    totalCount: row.total,
+    hasMore: paging.page * paging.pageSize < row.total,
+  });
+}

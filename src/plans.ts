@@ -1,0 +1,80 @@
+// The plan behind each organization, cached per process with the states of spec §3 (DECISIONS §3).
+import type { Sql } from './database.ts';
+import { query } from './queries.ts';
+
+export type Plan = {
+  code: string;
+  name: string;
+  publicApi: boolean;
+  conversionMetrics: boolean;
+  budget: number;
+  locked: boolean;
+};
+
+export type PlanState = 'healthy' | 'stale' | 'unknown';
+
+/** Reads an organization's plan from the billing store; throws when the store cannot be reached. */
+export type PlanReader = (organizationId: string) => Promise<Plan | undefined>;
+
+export function storePlanReader(sql: Sql): PlanReader {
+  return async (organizationId) => {
+    const [row] = await query<{ code: string; name: string; public_api: boolean; conversion_metrics: boolean; budget: number; locked: boolean }>(
+      sql,
+      'get-subscription',
+      [organizationId],
+    );
+    return row && {
+      code: row.code,
+      name: row.name,
+      publicApi: row.public_api,
+      conversionMetrics: row.conversion_metrics,
+      budget: row.budget,
+      locked: row.locked,
+    };
+  };
+}
+
+// Spec §8: healthy within 5 minutes of confirmation; a snapshot is served up to 60 minutes.
+export const HEALTHY_FOR_MS = 5 * 60_000;
+export const SNAPSHOT_FOR_MS = 60 * 60_000;
+/** How often a plan is re-read: lock and plan changes reach every process this fast. */
+const REFRESH_AFTER_MS = 1000;
+
+type Entry = { plan?: Plan; confirmedAt: number; attemptedAt: number; refreshing?: Promise<void> };
+
+export type PlanStanding = { plan?: Plan; state: PlanState };
+
+export type Plans = { standing(organizationId: string): Promise<PlanStanding> };
+
+export function planCache(read: PlanReader, clock: () => number): Plans {
+  const entries = new Map<string, Entry>();
+
+  function refresh(organizationId: string, entry: Entry) {
+    entry.refreshing ??= (async () => {
+      entry.attemptedAt = clock();
+      try {
+        const plan = await read(organizationId);
+        entry.plan = plan;
+        entry.confirmedAt = entry.attemptedAt;
+      } catch {
+        // The snapshot stays; its age decides the state.
+      } finally {
+        entry.refreshing = undefined;
+      }
+    })();
+    return entry.refreshing;
+  }
+
+  return {
+    async standing(organizationId) {
+      let entry = entries.get(organizationId);
+      if (!entry) entries.set(organizationId, (entry = { confirmedAt: -Infinity, attemptedAt: -Infinity }));
+      // A failed read is retried at most once per refresh period, so a down store is not hammered.
+      if (clock() - entry.attemptedAt >= REFRESH_AFTER_MS) await refresh(organizationId, entry);
+      else if (entry.refreshing) await entry.refreshing;
+      const age = clock() - entry.confirmedAt;
+      const state: PlanState = age < HEALTHY_FOR_MS ? 'healthy' : age < SNAPSHOT_FOR_MS ? 'stale' : 'unknown';
+      return { plan: state === 'unknown' ? undefined : entry.plan, state };
+    },
+  };
+}

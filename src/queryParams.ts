@@ -1,0 +1,39 @@
+// Query parameters checked at the edge with valibot; a violation is a 400 invalid-parameter naming the parameter.
+import * as v from 'valibot';
+import type { Context } from './context.ts';
+import { ApiError } from './problem.ts';
+
+export type Entries = v.ObjectEntries;
+
+/** A whole number in [min, max], written plainly: "abc", "-1", "1.5" and "1e3" are refused, never clamped. */
+export const wholeNumber = (name: string, min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d{1,9}$/, `${name} must be a whole number from ${min} to ${max}`),
+    v.transform(Number),
+    v.minValue(min, `${name} must be a whole number from ${min} to ${max}`),
+    v.maxValue(max, `${name} must be a whole number from ${min} to ${max}`),
+  );
+
+const single = (query: Context['query'], multi: ReadonlySet<string>) => {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (Array.isArray(value) && !multi.has(key)) {
+      throw new ApiError('invalid-parameter', `${key} is given more than once; give it once.`);
+    }
+    out[key] = value;
+  }
+  return out;
+};
+
+/** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
+export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = new Set()): v.InferOutput<v.ObjectSchema<E, undefined>> {
+  const result = v.safeParse(v.object(entries), single(ctx.query, multi));
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const key = v.getDotPath(issue)?.split('.')[0] ?? 'query';
+  const given = ctx.query[key];
+  const shown = typeof given === 'string' ? ` (got "${given.length > 60 ? `${given.slice(0, 60)}…` : given}")` : '';
+  const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
+  throw new ApiError('invalid-parameter', `${message}${shown}.`);
+}

@@ -1,0 +1,198 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createApp } from '../src/app.ts';
+import type { Context } from '../src/context.ts';
+import { openDatabase } from '../src/database.ts';
+import { quota } from '../src/quota.ts';
+import { BASE, testApp, type TestApp } from './support/app.ts';
+import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
+import { startServer, type RunningServer } from './support/server.ts';
+
+const it = suite<{ t: TestApp }>('quota');
+it.before(async (ctx) => {
+  ctx.t = await testApp();
+});
+it.after(async (ctx) => ctx.t.close());
+
+const call = (t: TestApp, token: string) => t.fetch('/v1/metrics', bearer(token));
+
+it('every metered response carries RateLimit-Policy and RateLimit', async ({ t }) => {
+  const { token } = await tenant(t);
+  const res = await call(t, token);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('ratelimit-policy'), '"hourly";q=10000;w=3600');
+  // The test clock stands at 10:15:00 UTC: 45 minutes to the next window.
+  assert.is(res.headers.get('ratelimit'), '"hourly";r=9999;t=2700');
+});
+
+it('/v1/me and /v1/health cost nothing', async ({ t }) => {
+  const { token } = await tenant(t);
+  await t.fetch('/v1/me', bearer(token));
+  await t.fetch('/v1/health');
+  const me = await (await t.fetch('/v1/me', bearer(token))).json();
+  assert.is(me.quota.remaining, 10000);
+});
+
+it('a single client may use the whole budget, then gets 429 with Retry-After', async ({ t }) => {
+  const { token, org } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '4']);
+  for (let i = 0; i < 4; i++) assert.is((await call(t, token)).status, 200);
+  const res = await call(t, token);
+  assert.is(res.status, 429);
+  assert.is(res.headers.get('retry-after'), '2700');
+  const body = await res.json();
+  assert.is(body.type, `${BASE}/problems/rate-limit-exceeded`);
+  assert.is(body.retryAfterSeconds, 2700);
+  assert.is(res.headers.get('ratelimit'), '"hourly";r=0;t=2700');
+  const me = await (await t.fetch('/v1/me', bearer(token))).json();
+  assert.is(me.quota.remaining, 0);
+});
+
+it('a new hour brings a new window', async ({ t }) => {
+  const { token, org } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '1']);
+  assert.is((await call(t, token)).status, 200);
+  assert.is((await call(t, token)).status, 429);
+  t.clock.advance(2700_000);
+  assert.is((await call(t, token)).status, 200);
+  t.clock.now -= 2700_000;
+});
+
+it('fair share: the first client stops at half while the second has room; the second can use the rest', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '10']);
+  const first = await getToken(t, await createClient(t.db.sql, org));
+  const second = await getToken(t, await createClient(t.db.sql, org));
+  for (let i = 0; i < 5; i++) assert.is((await call(t, first)).status, 200);
+  const refused = await call(t, first);
+  assert.is(refused.status, 429);
+  assert.match((await refused.json()).detail, /fair share/);
+  for (let i = 0; i < 5; i++) assert.is((await call(t, second)).status, 200, `second client call ${i + 1}`);
+  assert.is((await call(t, second)).status, 429);
+  assert.is((await call(t, first)).status, 429);
+});
+
+it('fair share ends once no other client has room', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '10']);
+  const first = await getToken(t, await createClient(t.db.sql, org));
+  const otherClient = await createClient(t.db.sql, org);
+  await cli(t.db.sql, ['client', 'revoke', '--client', otherClient.clientId]);
+  for (let i = 0; i < 10; i++) assert.is((await call(t, first)).status, 200, `call ${i + 1}: a revoked client is not active`);
+});
+
+it('the quota store down: 503 rate-limiter-unavailable, never an unmetered answer; /v1/me 200 with state unavailable', async ({ t }) => {
+  const { token } = await tenant(t);
+  const own = await openDatabase({ databaseUrl: t.db.url, max: 1 });
+  const logs: unknown[] = [];
+  const app = createApp({ sql: own.sql, config: t.config, clock: () => t.clock.now, log: (l) => logs.push(l) });
+  const fetch = (path: string) => app(new Request(BASE + path, bearer(token)));
+  assert.is((await fetch('/v1/metrics')).status, 200);
+  await own.sql.end();
+  const res = await fetch('/v1/metrics');
+  assert.is(res.status, 503);
+  const body = await res.json();
+  assert.is(body.type, `${BASE}/problems/rate-limiter-unavailable`);
+  assert.ok(Number(res.headers.get('retry-after')) > 0);
+  assert.is(body.retryAfterSeconds, Number(res.headers.get('retry-after')));
+  const me = await fetch('/v1/me');
+  assert.is(me.status, 200);
+  assert.is((await me.json()).quota.state, 'unavailable');
+});
+
+it('a refund gives the charge back and updates the standing headers', async ({ t }) => {
+  const { token, org, client } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '5']);
+  const meter = quota(t.db.sql, () => t.clock.now);
+  const ctx = { principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} } as unknown as Context;
+  await meter.charge(ctx, 3);
+  const remaining = async () => (await (await t.fetch('/v1/me', bearer(token))).json()).quota.remaining;
+  assert.is(await remaining(), 2);
+  await meter.refund(ctx);
+  assert.is(await remaining(), 5);
+  assert.is(ctx.headers.ratelimit, '"hourly";r=5;t=2700');
+  await meter.refund(ctx);
+  assert.is(await remaining(), 5, 'a second refund gives nothing more');
+});
+
+it.run();
+
+// ---
+
+const order = suite<{ t: TestApp }>('order of checks (DECISIONS §4)');
+order.before(async (ctx) => {
+  ctx.t = await testApp();
+});
+order.after(async (ctx) => ctx.t.close());
+
+const typeOf = async (res: Response) => `${res.status} ${(await res.json()).type.split('/').pop()}`;
+
+order('authenticate before plan: a bad token on a starter plan is 401', async ({ t }) => {
+  assert.is(await typeOf(await t.fetch('/v1/metrics', bearer('garbage'))), '401 invalid-token');
+});
+
+order('plan before lock and scope: a locked starter plan without the scope is plan-feature-required', async ({ t }) => {
+  const { token, org } = await tenant(t, { plan: 'starter', scopes: 'segments:read' });
+  await cli(t.db.sql, ['subscription', 'lock', '--org', org]);
+  assert.is(await typeOf(await t.fetch('/v1/metrics', bearer(token))), '403 plan-feature-required');
+});
+
+order('lock before scope: a locked subscription without the scope is subscription-locked', async ({ t }) => {
+  const { token, org } = await tenant(t, { scopes: 'segments:read' });
+  await cli(t.db.sql, ['subscription', 'lock', '--org', org]);
+  assert.is(await typeOf(await t.fetch('/v1/metrics', bearer(token))), '403 subscription-locked');
+});
+
+order('scope before charge: a spent budget without the scope is insufficient-scope, and costs nothing', async ({ t }) => {
+  const { token, org } = await tenant(t, { scopes: 'segments:read' });
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '0']);
+  const res = await t.fetch('/v1/metrics', bearer(token));
+  assert.is(res.headers.get('www-authenticate'), 'Bearer error="insufficient_scope", scope="reports:read"');
+  const body = await res.json();
+  assert.is(`${res.status} ${body.type.split('/').pop()}`, '403 insufficient-scope');
+  assert.match(body.detail, 'reports:read');
+});
+
+order('charge before parameters: a spent budget with a bad pageSize is 429', async ({ t }) => {
+  const { token, org } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '0']);
+  assert.is(await typeOf(await t.fetch('/v1/metrics?pageSize=999', bearer(token))), '429 rate-limit-exceeded');
+});
+
+order.run();
+
+// ---
+
+const processes = suite('quota across processes');
+
+processes('300 concurrent requests against a budget of 100 from two server processes: exactly 100 succeed', async () => {
+  const t = await testApp();
+  const servers: RunningServer[] = [];
+  try {
+    const org = await createOrg(t.db.sql);
+    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '100']);
+    const client = await createClient(t.db.sql, org);
+    const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test' };
+    servers.push(await startServer(env), await startServer(env));
+    const tokenRes = await fetch(`${servers[0].url}/api/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    });
+    const { access_token } = await tokenRes.json();
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
+      ),
+    );
+    const count = (s: number) => statuses.filter((x) => x === s).length;
+    assert.equal({ ok: count(200), limited: count(429) }, { ok: 100, limited: 200 });
+    const [row] = await t.db.sql`select sum(used)::int as used from quota_windows where organization_id = ${org}`;
+    assert.is(row.used, 100);
+  } finally {
+    for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
+processes.run();
