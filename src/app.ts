@@ -13,7 +13,12 @@ import { respond } from './respond.ts';
 import { revocations } from './revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
-import { systemMetrics } from './routes/metrics.ts';
+import { adAccounts } from './routes/adAccounts.ts';
+import { campaigns } from './routes/campaigns.ts';
+import { metrics } from './routes/metrics.ts';
+import { organizations } from './routes/organizations.ts';
+import { reports } from './routes/reports.ts';
+import { segments } from './routes/segments.ts';
 import { tokenEndpoint } from './routes/token.ts';
 import type { Scope } from './scopes.ts';
 import { signingKeys } from './signingKeys.ts';
@@ -69,6 +74,10 @@ export function createApp(deps: AppDeps): App {
     throw new ApiError('not-found', `There is no resource at ${ctx.path}.`);
   };
 
+  const orgs = organizations(sql);
+  const catalogue = metrics(sql);
+  const reportList = reports(sql);
+
   const router = Router<Context, []>({
     catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
   });
@@ -77,7 +86,15 @@ export function createApp(deps: AppDeps): App {
     .all('/v1/*', onlyGetAndHead)
     .get('/v1/health', health(sql))
     .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
-    .get('/v1/metrics', ...guarded('reports:read', 1), systemMetrics(sql))
+    .get('/v1/organizations', ...guarded('organizations:read', 1), orgs.list)
+    .get('/v1/organizations/:id', ...guarded('organizations:read', 1), orgs.get)
+    .get('/v1/organizations/:id/ad-accounts', ...guarded('ad-accounts:read', 1), adAccounts(sql))
+    .get('/v1/organizations/:id/segments', ...guarded('segments:read', 1), segments(sql))
+    .get('/v1/organizations/:id/campaigns', ...guarded('campaigns:read', 1), campaigns(sql))
+    .get('/v1/organizations/:id/metrics', ...guarded('reports:read', 1), catalogue.organization)
+    .get('/v1/metrics', ...guarded('reports:read', 1), catalogue.system)
+    .get('/v1/reports', ...guarded('reports:read', 1), reportList.list)
+    .get('/v1/reports/:id', ...guarded('reports:read', 1), reportList.get)
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {

@@ -15,6 +15,7 @@ const EnvSchema = v.object({
   PROBLEMS_URL: v.optional(httpUrl),
   REQUEST_DEADLINE_MS: v.optional(positive('milliseconds'), '30000'),
   TOKEN_TTL_S: v.optional(positive('seconds'), '3600'),
+  DEMO: v.optional(v.picklist(['auto', 'off'], 'must be auto or off'), 'auto'),
 });
 
 export type Config = {
@@ -26,6 +27,8 @@ export type Config = {
   problemsUrl: string;
   requestDeadlineMs: number;
   tokenTtlSeconds: number;
+  /** auto: seed the demo organization when the database has none. */
+  demo: 'auto' | 'off';
 };
 
 export class ConfigError extends Error {}
@@ -54,5 +57,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     tokenTtlSeconds: e.TOKEN_TTL_S,
+    demo: e.DEMO,
   };
 }

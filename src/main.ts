@@ -5,6 +5,38 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
 import { migrate } from './migrate.ts';
 import type { Serve } from './serve/types.ts';
+import { runCommand } from './cli/run.ts';
+import type { Sql } from './database.ts';
+
+type Demo = { organizationId: string; reportIds: string[]; clientId: string; clientSecret: string };
+
+/** A first start on an empty database seeds the demo, so there is something to read at once. */
+async function seedDemoWhenEmpty(sql: Sql): Promise<Demo | undefined> {
+  const [{ empty }] = await sql`select not exists (select 1 from organizations) as empty`;
+  if (!empty) return undefined;
+  const outcome = await runCommand(['demo', '--json'], { sql, now: Date.now(), progress: () => {} });
+  if (outcome.code !== 0) throw new Error(`demo seeding failed: ${outcome.stderr}`);
+  return JSON.parse(outcome.stdout);
+}
+
+/** For the person at the terminal, on stderr: stdout carries only JSON log lines. */
+function printDemo(demo: Demo, baseUrl: string) {
+  process.stderr.write(
+    [
+      '',
+      'readout: the database was empty, so a demo organization was created.',
+      `  organization  ${demo.organizationId}`,
+      `  client id     ${demo.clientId}`,
+      `  client secret ${demo.clientSecret}   (shown this once; \`npm run readout -- demo\` issues another)`,
+      '',
+      'Get a token and read who you are:',
+      `  TOKEN=$(curl -s ${baseUrl}/api/connect/token -d grant_type=client_credentials -d client_id=${demo.clientId} -d client_secret=${demo.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+      `  curl -s ${baseUrl}/v1/me -H "Authorization: Bearer $TOKEN"`,
+      `  curl -s "${baseUrl}/v1/reports/${demo.reportIds[0]}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31" -H "Authorization: Bearer $TOKEN"`,
+      '',
+    ].join('\n'),
+  );
+}
 
 function runtimeAdapter(): Promise<{ serve: Serve }> {
   if ('Bun' in globalThis) return import('./serve/bun.ts');
@@ -28,10 +60,12 @@ const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: 
 const applied = await migrate(database.sql);
 if (applied.length) note('migrations applied', { applied });
 
+const demo = config.demo === 'auto' ? await seedDemoWhenEmpty(database.sql) : undefined;
 const app = createApp({ sql: database.sql, config });
 const { serve } = await runtimeAdapter();
 const server = await serve(app, { port: config.port, host: config.host });
 note('listening', { url: server.url, baseUrl: config.baseUrl, database: database.description });
+if (demo) printDemo(demo, config.baseUrl);
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -14,6 +14,7 @@ test('defaults follow DECISIONS §2', () => {
     problemsUrl: 'http://127.0.0.1:8080/problems',
     requestDeadlineMs: 30000,
     tokenTtlSeconds: 3600,
+    demo: 'auto',
   });
 });
 
@@ -30,6 +31,7 @@ for (const [key, value] of [
   ['TOKEN_TTL_S', '-5'],
   ['BASE_URL', 'not a url'],
   ['DATABASE_URL', 'mysql://x'],
+  ['DEMO', 'yes'],
 ]) {
   test(`${key}=${value} is refused with a line naming ${key}`, () => {
     try {

@@ -11,10 +11,10 @@ const it = suite('runtimes');
 async function storeEnv(): Promise<{ env: Record<string, string>; cleanup(): Promise<void>; dataDir?: string }> {
   if (onPostgres) {
     const fresh = await freshDatabaseUrl();
-    return { env: { DATABASE_URL: fresh.url }, cleanup: fresh.drop, dataDir: undefined };
+    return { env: { DATABASE_URL: fresh.url, DEMO: 'off' }, cleanup: fresh.drop, dataDir: undefined };
   }
   const dir = temporaryDir();
-  return { env: { DATA_DIR: dir.path }, cleanup: async () => dir.remove(), dataDir: dir.path };
+  return { env: { DATA_DIR: dir.path, DEMO: 'off' }, cleanup: async () => dir.remove(), dataDir: dir.path };
 }
 
 for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {

@@ -2,6 +2,7 @@
 import type { Sql } from '../database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
+import { demo } from './demo.ts';
 import { orgCreate, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 
@@ -10,6 +11,7 @@ export type CommandDeps = { sql: Sql; now: number; progress: (line: string) => v
 type Command = (deps: CommandDeps, args: Parsed) => Promise<CommandResult>;
 
 export const COMMANDS: Record<string, Command> = {
+  demo: ({ sql, now }, args) => demo(sql, args, now),
   'org create': ({ sql }, args) => orgCreate(sql, args),
   'plan set': ({ sql }, args) => planSet(sql, args),
   'subscription lock': ({ sql }, args) => subscriptionLock(true)(sql, args),

@@ -1,0 +1,176 @@
+// `demo`: a deterministic demo organization (and a second one beside it) with 430 days of data, and its client.
+import type { Sql } from '../database.ts';
+import { query, type Queryable } from '../queries.ts';
+import { SCOPES } from '../scopes.ts';
+import { hashSecret, newClientId, newClientSecret } from '../secrets.ts';
+import { readFlags, type Parsed } from './args.ts';
+import { result } from './output.ts';
+
+const DAYS = 430;
+
+/** A stable UUID for a demo label, so every run names the same rows. */
+async function demoId(label: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`readout-demo:${label}`)));
+  digest[6] = (digest[6] & 0x0f) | 0x40;
+  digest[8] = (digest[8] & 0x3f) | 0x80;
+  const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+type Account = { key: string; platform: string; name: string; currency: string; status: string; campaigns: [string, string][] };
+
+const ACCOUNTS: Account[] = [
+  { key: 'google', platform: 'google-ads', name: 'Google Ads – Search', currency: 'USD', status: 'ok', campaigns: [
+    ['Brand search', 'active'], ['Generic search', 'active'], ['Competitor terms', 'paused'], ['Shopping, "Holiday" sale', 'archived']] },
+  { key: 'meta', platform: 'meta-ads', name: 'Meta Ads – Europe', currency: 'EUR', status: 'ok', campaigns: [
+    ['Prospecting EU', 'active'], ['Retargeting EU', 'active'], ['Video awareness EU', 'active']] },
+  { key: 'linkedin', platform: 'linkedin-ads', name: 'LinkedIn Ads – UK', currency: 'GBP', status: 'ok', campaigns: [
+    ['Decision makers UK', 'active'], ['Webinar sign-ups', 'paused']] },
+  { key: 'tiktok', platform: 'tiktok-ads', name: 'TikTok Ads', currency: 'USD', status: 'expired', campaigns: [
+    ['Creator collabs', 'paused'], ['Spark ads', 'paused']] },
+];
+const FORMATS = ['image', 'video', 'text', 'carousel'];
+const SEGMENTS: [string, string, (campaign: string) => boolean][] = [
+  ['Brand', 'Campaigns that protect and grow the brand', (c) => /Brand|awareness|Creator/.test(c)],
+  ['Performance', 'Campaigns measured on conversions', (c) => /search|Retargeting|Shopping|Prospecting|Webinar|Spark/i.test(c)],
+  ['Video', 'Video-first campaigns', (c) => /Video|Creator|Spark/.test(c)],
+];
+const FX: [string, number][] = [['EUR', 1.08], ['GBP', 1.27]];
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+async function upsertOrganization(tx: Queryable, id: string, name: string, currency: string, plan: string) {
+  await tx.unsafe('insert into organizations (id, name, currency) values ($1, $2, $3) on conflict (id) do nothing', [id, name, currency]);
+  await tx.unsafe('insert into subscriptions (organization_id, plan_code) values ($1, $2) on conflict (organization_id) do nothing', [id, plan]);
+}
+
+/** Builds (or tops up) the demo data; returns the demo organization and its reports. */
+async function seed(tx: Queryable, now: number) {
+  const org = await demoId('org');
+  const other = await demoId('other-org');
+  await upsertOrganization(tx, org, 'Readout Demo', 'USD', 'enterprise');
+  await upsertOrganization(tx, other, 'Other Company', 'EUR', 'business');
+
+  const accountIds: Record<string, string> = {};
+  const campaignIds: [string, string][] = [];
+  for (const account of [...ACCOUNTS, { key: 'other', platform: 'google-ads', name: 'Other Company Ads', currency: 'EUR', status: 'ok', campaigns: [['Other campaign', 'active']] } as Account]) {
+    const owner = account.key === 'other' ? other : org;
+    const id = (accountIds[account.key] = await demoId(`account:${account.key}`));
+    await tx.unsafe(
+      `insert into ad_accounts (id, organization_id, platform, external_id, name, currency, connection_status)
+       values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
+      [id, owner, account.platform, `${account.key.toUpperCase()}-${id.slice(0, 8)}`, account.name, account.currency, account.status],
+    );
+    for (const [index, [name, status]] of account.campaigns.entries()) {
+      const campaign = await demoId(`campaign:${account.key}:${name}`);
+      campaignIds.push([campaign, name]);
+      await tx.unsafe(
+        `insert into campaigns (id, organization_id, ad_account_id, external_id, name, status) values ($1, $2, $3, $4, $5, $6)
+         on conflict (id) do nothing`,
+        [campaign, owner, id, String(100_000 + index), name, status],
+      );
+      for (let n = 0; n < 3; n++) {
+        const format = /Video|Creator|Spark/.test(name) && n < 2 ? 'video' : FORMATS[(index + n) % FORMATS.length];
+        await tx.unsafe(
+          `insert into creatives (id, organization_id, campaign_id, external_id, name, format) values ($1, $2, $3, $4, $5, $6)
+           on conflict (id) do nothing`,
+          [await demoId(`creative:${campaign}:${n}`), owner, campaign, `cr-${n + 1}`, `${name} – ${format} ${n + 1}`, format],
+        );
+      }
+    }
+  }
+
+  const segmentIds: string[] = [];
+  for (const [name, description, member] of SEGMENTS) {
+    const id = await demoId(`segment:${name}`);
+    segmentIds.push(id);
+    await tx.unsafe('insert into segments (id, organization_id, name, description) values ($1, $2, $3, $4) on conflict (id) do nothing', [id, org, name, description]);
+    for (const [campaign, campaignName] of campaignIds) {
+      if (!member(campaignName) || campaignName === 'Other campaign') continue;
+      await tx.unsafe('insert into segment_campaigns (organization_id, segment_id, campaign_id) values ($1, $2, $3) on conflict do nothing', [org, id, campaign]);
+    }
+  }
+
+  for (const [name, display, kind, unit, formula] of [
+    ['cost_per_view', 'Cost per view', 'money', 'currency', 'spend / video_views'],
+    ['engagement_rate', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100'],
+  ]) {
+    await tx.unsafe(
+      `insert into custom_metrics (organization_id, name, display_name, kind, unit, description, formula) values ($1, $2, $3, $4, $5, $6, $7)
+       on conflict (organization_id, name) do nothing`,
+      [org, name, display, kind, unit, `Custom: ${formula}`, formula],
+    );
+  }
+
+  const ours = ACCOUNTS.map((a) => accountIds[a.key]);
+  const reports: [string, string, string, string, string[], string[], string[], string[]][] = [
+    ['cross-channel', 'Cross-channel performance', 'standard', 'USD', ours,
+      ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value', 'ctr', 'cpc', 'cpm', 'cpa', 'roas', 'engagement_rate'],
+      ['total', 'campaign', 'month', 'ad-account', 'creative'], []],
+    ['video', 'Video performance', 'standard', 'USD', ours,
+      ['impressions', 'spend', 'video_views', 'video_completions', 'view_rate', 'completion_rate', 'cost_per_view'],
+      ['total', 'campaign', 'video', 'creative', 'month'], []],
+    ['segments', 'Segment overview', 'segment', 'USD', ours,
+      ['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpa'], ['total', 'segment', 'campaign', 'month'], segmentIds],
+    ['monthly', 'Monthly spend', 'months', 'USD', ours, ['spend', 'impressions', 'clicks', 'cpc'], ['total', 'month', 'ad-account'], []],
+    ['europe', 'Europe in EUR', 'standard', 'EUR', [accountIds.meta, accountIds.linkedin],
+      ['impressions', 'clicks', 'spend', 'ctr', 'cpc'], ['total', 'campaign', 'ad-account', 'month'], []],
+  ];
+  const reportIds: string[] = [];
+  for (const [key, name, kind, currency, accounts, metrics, groupings, segments] of reports) {
+    const id = await demoId(`report:${key}`);
+    reportIds.push(id);
+    await tx.unsafe(
+      `insert into reports (id, organization_id, name, description, kind, currency, metrics, groupings) values ($1, $2, $3, $4, $5, $6, $7, $8)
+       on conflict (id) do nothing`,
+      [id, org, name, `Demo report: ${name.toLowerCase()}`, kind, currency, metrics, groupings],
+    );
+    for (const account of accounts) {
+      await tx.unsafe('insert into report_ad_accounts (organization_id, report_id, ad_account_id) values ($1, $2, $3) on conflict do nothing', [org, id, account]);
+    }
+    for (const segment of segments) {
+      await tx.unsafe('insert into report_segments (organization_id, report_id, segment_id) values ($1, $2, $3) on conflict do nothing', [org, id, segment]);
+    }
+  }
+  const otherReport = await demoId('report:other');
+  await tx.unsafe(
+    `insert into reports (id, organization_id, name, kind, currency) values ($1, $2, 'Other Company report', 'standard', 'EUR') on conflict (id) do nothing`,
+    [otherReport, other],
+  );
+  await tx.unsafe('insert into report_ad_accounts (organization_id, report_id, ad_account_id) values ($1, $2, $3) on conflict do nothing', [other, otherReport, accountIds.other]);
+
+  // Facts end yesterday (UTC); a later run adds the days since.
+  const last = isoDay(now - 86_400_000);
+  const first = isoDay(now - DAYS * 86_400_000);
+  for (const owner of [org, other]) await query(tx, 'generate-facts', [owner, first, last]);
+  for (const [currency, rate] of FX) await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
+  await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
+  return { org, reportIds };
+}
+
+export async function demo(sql: Sql, { flags }: Parsed, now: number) {
+  readFlags(flags, []);
+  const out = await sql.begin(async (tx) => {
+    // One demo at a time, even when two operators run it together.
+    await tx`select pg_advisory_xact_lock(727002)`;
+    const { org, reportIds } = await seed(tx, now);
+    const [existing] = await tx<{ id: string }[]>`
+      select id from api_clients where organization_id = ${org} and name = 'Demo client' and revoked_at is null order by created_at limit 1`;
+    const clientId = existing?.id ?? newClientId();
+    if (!existing) {
+      await query(tx, 'create-client', [clientId, org, 'Demo client', [...SCOPES], true, [], true, []]);
+    }
+    const clientSecret = newClientSecret();
+    await query(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
+    return { organizationId: org, reportIds, clientId, clientSecret };
+  });
+  return result(
+    out,
+    [
+      `demo organization ${out.organizationId}`,
+      `reports ${out.reportIds.join(', ')}`,
+      `client ${out.clientId}`,
+      `secret ${out.clientSecret}  (shown this once)`,
+    ].join('\n'),
+  );
+}

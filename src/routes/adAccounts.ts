@@ -1,0 +1,22 @@
+// GET /v1/organizations/{id}/ad-accounts: cut by the ad-account allow-list, optionally by platform.
+import * as v from 'valibot';
+import type { Context } from '../context.ts';
+import type { Sql } from '../database.ts';
+import { listPage, pagingEntries } from '../paging.ts';
+import { readQuery } from '../queryParams.ts';
+import { allowList, ownOrganization } from '../visibility.ts';
+
+export const PLATFORMS = ['google-ads', 'meta-ads', 'linkedin-ads', 'microsoft-ads', 'tiktok-ads'] as const;
+
+const AdAccountsQuery = {
+  ...pagingEntries,
+  platform: v.optional(v.picklist(PLATFORMS, `platform must be one of ${PLATFORMS.join(', ')}`)),
+};
+
+export function adAccounts(sql: Sql) {
+  return function listAdAccounts(ctx: Context): Promise<Response> {
+    const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
+    const org = ownOrganization(ctx);
+    return listPage(sql, 'list-ad-accounts', paging, [org, ...allowList(ctx.principal!.adAccounts), platform ?? null]);
+  };
+}

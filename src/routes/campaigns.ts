@@ -1,0 +1,21 @@
+// GET /v1/organizations/{id}/campaigns: cut by the ad-account allow-list; filters adAccountId and name.
+import * as v from 'valibot';
+import type { Context } from '../context.ts';
+import type { Sql } from '../database.ts';
+import { listPage, pagingEntries } from '../paging.ts';
+import { readQuery } from '../queryParams.ts';
+import { allowList, ownOrganization } from '../visibility.ts';
+
+const CampaignsQuery = {
+  ...pagingEntries,
+  adAccountId: v.optional(v.pipe(v.string(), v.uuid('adAccountId must be a UUID'), v.toLowerCase())),
+  name: v.optional(v.pipe(v.string(), v.maxLength(200, 'name must be at most 200 characters'))),
+};
+
+export function campaigns(sql: Sql) {
+  return function listCampaigns(ctx: Context): Promise<Response> {
+    const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
+    const org = ownOrganization(ctx);
+    return listPage(sql, 'list-campaigns', paging, [org, ...allowList(ctx.principal!.adAccounts), adAccountId ?? null, name || null]);
+  };
+}

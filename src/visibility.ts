@@ -1,0 +1,29 @@
+// Spec §4.6: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give empty pages.
+import type { AllowList } from './accessTokens.ts';
+import type { Context } from './context.ts';
+import { ApiError } from './problem.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: string) => UUID.test(value);
+
+/** The same answer for "does not exist", "another organization's" and "not on the allow-list". */
+export const notFound = (what: string) =>
+  new ApiError('not-found', `No ${what} exists at this path, or this client may not read it.`);
+
+/** A path id that is no UUID names nothing: 404, as for any other unknown id. */
+export function pathId(ctx: Context, what: string, name = 'id'): string {
+  const id = ctx.params[name] ?? '';
+  if (!isUuid(id)) throw notFound(what);
+  return id.toLowerCase();
+}
+
+/** The organization in the path, which must be the one this client reads. */
+export function ownOrganization(ctx: Context): string {
+  const id = pathId(ctx, 'organization');
+  if (id !== ctx.principal!.organizationId) throw notFound('organization');
+  return id;
+}
+
+/** An allow-list as the two SQL parameters the queries take: (all, ids). */
+export const allowList = (list: AllowList): [boolean, string[]] => (list === 'all' ? [true, []] : [false, [...list]]);
