@@ -10,6 +10,8 @@ import { planCache, storePlanReader, type PlanReader } from './plans.ts';
 import { ApiError, problemResponse } from './problem.ts';
 import { quota } from './quota.ts';
 import { respond } from './respond.ts';
+import { dataCost } from './reportData/scope.ts';
+import { requestTimeout } from './deadline.ts';
 import { revocations } from './revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
@@ -17,6 +19,7 @@ import { adAccounts } from './routes/adAccounts.ts';
 import { campaigns } from './routes/campaigns.ts';
 import { metrics } from './routes/metrics.ts';
 import { organizations } from './routes/organizations.ts';
+import { reportData } from './routes/reportData.ts';
 import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint } from './routes/token.ts';
@@ -95,6 +98,7 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/metrics', ...guarded('reports:read', 1), catalogue.system)
     .get('/v1/reports', ...guarded('reports:read', 1), reportList.list)
     .get('/v1/reports/:id', ...guarded('reports:read', 1), reportList.get)
+    .get('/v1/reports/:id/data', ...guarded('reports:data', dataCost(sql)), reportData(sql, clock))
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {
@@ -114,12 +118,20 @@ export function createApp(deps: AppDeps): App {
     let trace = traceFrom(null);
     let ctx = fallbackContext(request, trace, startedAt);
     let response: Response;
+    const deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => (deadline.abort(), reject(requestTimeout())), config.requestDeadlineMs);
+    });
+    timedOut.catch(() => {});
     try {
       trace = traceFrom(request.headers.get('traceparent'));
-      ctx = createContext(request, trace, startedAt);
-      response = (await router.fetch(ctx)) ?? toProblem(new Error('no route answered'), ctx);
+      ctx = createContext(request, trace, startedAt, deadline.signal);
+      response = (await Promise.race([router.fetch(ctx), timedOut])) ?? toProblem(new Error('no route answered'), ctx);
     } catch (error) {
       response = toProblem(error, ctx);
+    } finally {
+      clearTimeout(timer);
     }
     // Spec §4.5: a 304 refunds its charge.
     if (response.status === 304) await meter.refund(ctx);

@@ -1,4 +1,5 @@
 // Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
+import { readFile } from 'node:fs/promises';
 import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
@@ -36,6 +37,8 @@ try {
     sql: database.sql,
     now: Date.now(),
     progress: (line) => process.stderr.write(`${line}\n`),
+    readText: (path) => readFile(path, 'utf8'),
+    copy: Boolean(config!.databaseUrl),
   });
   process.stdout.write(outcome.stdout);
   process.stderr.write(outcome.stderr);

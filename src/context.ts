@@ -23,13 +23,17 @@ export type Context = {
   plan?: Plan;
   /** What this request was charged, for a refund. */
   charge?: Charge;
+  /** Aborts when the request's deadline passes. */
+  deadline: AbortSignal;
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string>;
   /** Fields for the request's log line. */
   log: { clientId?: string; cost?: number; error?: string };
 };
 
-export function createContext(request: Request, trace: Trace, startedAt: number): Context {
+const never = new AbortController().signal;
+
+export function createContext(request: Request, trace: Trace, startedAt: number, deadline: AbortSignal = never): Context {
   const url = new URL(request.url);
   return {
     method: request.method === 'HEAD' ? 'GET' : request.method,
@@ -43,5 +47,6 @@ export function createContext(request: Request, trace: Trace, startedAt: number)
     query: {},
     headers: {},
     log: {},
+    deadline,
   };
 }

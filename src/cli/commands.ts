@@ -2,11 +2,20 @@
 import type { Sql } from '../database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
+import { accountConnection, generate, importFile } from './data.ts';
 import { demo } from './demo.ts';
 import { orgCreate, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 
-export type CommandDeps = { sql: Sql; now: number; progress: (line: string) => void };
+export type CommandDeps = {
+  sql: Sql;
+  now: number;
+  progress: (line: string) => void;
+  /** Reads a file named on the command line (only the entry file touches the file system). */
+  readText?: (path: string) => Promise<string>;
+  /** Whether the database speaks COPY (real PostgreSQL does; the embedded socket does not). */
+  copy?: boolean;
+};
 
 type Command = (deps: CommandDeps, args: Parsed) => Promise<CommandResult>;
 
@@ -21,4 +30,8 @@ export const COMMANDS: Record<string, Command> = {
   'client secret revoke': ({ sql }, args) => clientSecretRevoke(sql, args),
   'client revoke': ({ sql }, args) => clientRevoke(sql, args),
   'client list': ({ sql }, args) => clientList(sql, args),
+  'account connection': ({ sql }, args) => accountConnection(sql, args),
+  import: ({ sql, now, readText, copy }, args) =>
+    importFile(sql, args, { now, copy: copy ?? false, readText: readText ?? (() => Promise.reject(new Error('no file access'))) }),
+  generate: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
 };

@@ -1,0 +1,13 @@
+-- Report data grouped by creative (the video grouping: $7 true keeps only creatives whose format is video), ordered by
+-- creative name, then id.
+-- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select json_build_object('creativeId', cr.id, 'creativeName', cr.name, 'campaignId', cr.campaign_id) as dimensions,
+       cr.name, cr.id::text as key,
+       sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
+       sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
+       sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
+from report_facts($1, $2, $3, $4, $5) f
+join creatives cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
+where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
+group by cr.id
+order by cr.name, cr.id

@@ -1,0 +1,112 @@
+// Checks a data request against its report and works out everything the answer depends on (DECISIONS §6).
+import type { Context } from '../context.ts';
+import type { Sql } from '../database.ts';
+import type { Plan } from '../plans.ts';
+import { ApiError } from '../problem.ts';
+import { notFound } from '../visibility.ts';
+import { metricCatalogue, type MetricPlan } from './metrics.ts';
+import { readDataParams, type DataParams, type Grouping } from './params.ts';
+import { accountsInScope, reportScope, type ReportScope } from './scope.ts';
+
+export type PreparedData = {
+  scope: ReportScope;
+  params: DataParams;
+  grouping: Grouping;
+  metrics: MetricPlan[];
+  accountIds: string[];
+  /** Segment reports read only their segments' campaigns; null reads every campaign. */
+  campaignIds: string[] | null;
+  segmentIds: string[];
+  /** Newest successful fetch among the accounts in scope, ISO 8601, or null. */
+  freshness: string | null;
+  etag: string;
+};
+
+const SORTABLE: Grouping[] = ['campaign', 'video', 'creative'];
+const UNNAMED: Grouping[] = ['total', 'month'];
+
+const bad = (detail: string) => new ApiError('invalid-parameter', detail);
+
+async function weakEtag(parts: unknown): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
+  return `W/"${btoa(String.fromCharCode(...digest.slice(0, 18))).replace(/\+/g, '-').replace(/\//g, '_')}"`;
+}
+
+export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
+  // Parameters that need no report first (400), then the report itself (404), then the rules it sets (400).
+  const params = readDataParams(ctx);
+  const scope = await reportScope(sql, ctx);
+  if (!scope) throw notFound('report');
+
+  const grouping = params.groupBy;
+  if (!scope.groupings.includes(grouping)) {
+    throw bad(`groupBy=${grouping} is not one this report can answer; it can answer ${scope.groupings.join(', ')}.`);
+  }
+  if (scope.kind !== 'months') {
+    for (const name of ['dateFrom', 'dateTo'] as const) if (!params[name]) throw bad(`${name} is required (YYYY-MM-DD).`);
+  }
+  if (params.segmentIds && scope.kind !== 'segment') throw bad('segmentIds applies to segment reports only.');
+  if (params.nameFilter !== undefined && UNNAMED.includes(grouping)) throw bad(`nameFilter does not apply to groupBy=${grouping}, whose rows have no name.`);
+
+  const catalogue = metricCatalogue(scope.custom_metrics);
+  const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
+  if (unknown.length) throw bad(`metrics: unknown metric ${unknown.join(', ')}.`);
+  // Spec §2.5: conversion-derived metrics are silently absent on plans without them.
+  const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
+  const metrics = names
+    .map((name) => catalogue.get(name))
+    .filter((metric): metric is MetricPlan => metric !== undefined && (plan.conversionMetrics || !metric.conversionDerived));
+
+  if (params.sort !== undefined) {
+    if (!SORTABLE.includes(grouping)) throw bad(`sort applies to groupBy campaign, video or creative, not ${grouping}.`);
+    if (!metrics.some((metric) => metric.name === params.sort)) {
+      throw bad(`sort must name one of the metrics returned: ${metrics.map((m) => m.name).join(', ')}.`);
+    }
+  }
+
+  const accounts = accountsInScope(scope, params.adAccountIds);
+  if (accounts.length > 0 && accounts.every((account) => account.status !== 'ok')) {
+    throw new ApiError('data-source-unavailable', 'Every ad account in scope has a broken platform connection; reconnect it, then retry.');
+  }
+  const segments = params.segmentIds ? scope.segments.filter((s) => params.segmentIds!.includes(s.id)) : scope.segments;
+  const campaignIds = scope.kind === 'segment' ? [...new Set(segments.flatMap((s) => s.campaigns))] : null;
+  const freshness = accounts.reduce<string | null>((newest, a) => (a.fetchedAt && (!newest || a.fetchedAt > newest) ? a.fetchedAt : newest), null);
+
+  const prepared = {
+    scope,
+    params,
+    grouping,
+    metrics,
+    accountIds: accounts.map((a) => a.id).sort(),
+    campaignIds,
+    segmentIds: segments.map((s) => s.id),
+    freshness,
+  };
+  // Everything the answer depends on, so a 304 needs no fact query (DECISIONS §6).
+  const etag = await weakEtag([
+    format,
+    scope.id,
+    scope.version,
+    scope.currency,
+    freshness,
+    grouping,
+    metrics.map((m) => [m.name, m.formula ?? null]),
+    params.dateFrom ?? null,
+    params.dateTo ?? null,
+    prepared.accountIds,
+    prepared.segmentIds,
+    params.sort ?? null,
+    params.sortDesc,
+    params.nameFilter ?? null,
+  ]);
+  return { ...prepared, etag };
+}
+
+/** RFC 9110 §13.1.2: If-None-Match matches with the weak comparison, or on "*". */
+export function notModified(request: Request, etag: string): boolean {
+  const header = request.headers.get('if-none-match');
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}

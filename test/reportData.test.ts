@@ -1,0 +1,288 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { testApp, type TestApp } from './support/app.ts';
+import { onPostgres } from './support/database.ts';
+import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
+import { fixtureReport } from './support/importFixture.ts';
+import { seedDemo, type DemoIds } from './support/demo.ts';
+
+type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
+const it = suite<Fixture>('report data on a known data set');
+it.before(async (ctx) => {
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  const { org, token } = await tenant(ctx.t);
+  Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org));
+});
+it.after(async (ctx) => ctx.t.close());
+
+const data = async (ctx: Fixture, query: string, token = ctx.token) => {
+  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, bearer(token));
+  return { res, body: await res.json() };
+};
+const JAN = 'dateFrom=2026-01-01&dateTo=2026-01-31';
+
+it('the record has the fields of spec §2.5', async (ctx) => {
+  const { res, body } = await data(ctx, JAN);
+  assert.is(res.status, 200);
+  assert.equal(Object.keys(body).sort(), ['currency', 'dataFreshness', 'dateFrom', 'dateTo', 'groupBy', 'metrics', 'reportId', 'rows']);
+  assert.equal([body.reportId, body.groupBy, body.currency, body.dateFrom, body.dateTo], [ctx.report, 'total', 'USD', '2026-01-01', '2026-01-31']);
+  assert.equal(body.metrics, ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'video_views']);
+  assert.equal(body.rows, [{ dimensions: {}, metrics: { impressions: 6500, clicks: 180, spend: 400, conversions: 15, cpa: 400 / 15, ctr: 180 / 6500 * 100, video_views: 1200 } }].map((r) => ({ ...r, metrics: Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, Math.round(v * 1e6) / 1e6])) })));
+});
+
+it("an EUR account's spend appears in the USD report at each day's rate, the latest earlier rate where a day has none", async (ctx) => {
+  const { body } = await data(ctx, `${JAN}&groupBy=ad-account&metrics=spend`);
+  const meta = body.rows.find((r: { dimensions: { platform: string } }) => r.dimensions.platform === 'meta-ads');
+  // 100 EUR on each of 5, 6 and 7 January at 1.1, 1.1 (carried from the 5th) and 1.2.
+  assert.is(meta.metrics.spend, 340);
+  assert.equal(meta.dimensions, { adAccountId: ctx.meta, adAccountName: 'Meta EU', platform: 'meta-ads' });
+});
+
+it('campaign rows carry the dimension keys of DECISIONS §6, ordered by name', async (ctx) => {
+  const { body } = await data(ctx, `${JAN}&groupBy=campaign`);
+  assert.equal(body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Alpha, "the" first', 'Beta search', 'Gamma search']);
+  assert.equal(Object.keys(body.rows[0].dimensions).sort(), ['adAccountId', 'campaignId', 'campaignName', 'externalId']);
+  assert.is(body.rows[0].dimensions.externalId, 'C1');
+});
+
+it('a division by zero gives null', async (ctx) => {
+  const { body } = await data(ctx, `${JAN}&groupBy=campaign&nameFilter=gamma`);
+  assert.equal(body.rows[0].metrics.cpa, null);
+  assert.equal(body.rows[0].metrics.clicks, 0);
+});
+
+it('month, video and creative groupings', async (ctx) => {
+  const months = await data(ctx, 'dateFrom=2026-01-01&dateTo=2026-02-28&groupBy=month&metrics=impressions');
+  assert.equal(months.body.rows, [{ dimensions: { month: '2026-01' }, metrics: { impressions: 6500 } }, { dimensions: { month: '2026-02' }, metrics: { impressions: 1000 } }]);
+  const videos = await data(ctx, `${JAN}&groupBy=video&metrics=video_views`);
+  assert.equal(videos.body.rows.map((r: { dimensions: { creativeName: string } }) => r.dimensions.creativeName), ['Alpha video']);
+  assert.equal(Object.keys(videos.body.rows[0].dimensions).sort(), ['campaignId', 'creativeId', 'creativeName']);
+  const creatives = await data(ctx, `${JAN}&groupBy=creative&metrics=impressions`);
+  assert.is(creatives.body.rows.length, 3);
+});
+
+it('metrics: repeated or comma-separated, in the order asked', async (ctx) => {
+  const repeated = await data(ctx, `${JAN}&metrics=clicks&metrics=impressions`);
+  const comma = await data(ctx, `${JAN}&metrics=clicks,impressions`);
+  assert.equal(repeated.body.metrics, ['clicks', 'impressions']);
+  assert.equal(repeated.body.rows, comma.body.rows);
+});
+
+it('sort and sortDesc order campaign rows by a metric, nulls last', async (ctx) => {
+  // Alpha's cpa is 340 / 15; Beta and Gamma have no conversions in January, so theirs are null.
+  const asc = await data(ctx, `${JAN}&groupBy=campaign&sort=cpa`);
+  assert.equal(asc.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa), [22.666667, null, null]);
+  const descCpa = await data(ctx, `${JAN}&groupBy=campaign&sort=cpa&sortDesc=true`);
+  assert.equal(descCpa.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa), [22.666667, null, null]);
+  const desc = await data(ctx, `${JAN}&groupBy=campaign&sort=impressions&sortDesc=true`);
+  assert.equal(desc.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions), [3000, 3000, 500]);
+  const ascImpressions = await data(ctx, `${JAN}&groupBy=campaign&sort=impressions`);
+  assert.equal(ascImpressions.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions), [500, 3000, 3000]);
+});
+
+it('nameFilter keeps rows whose own name contains it, in any case', async (ctx) => {
+  const { body } = await data(ctx, `${JAN}&groupBy=campaign&nameFilter=SEARCH`);
+  assert.equal(body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Beta search', 'Gamma search']);
+});
+
+it('adAccountIds narrows the rows, and one out of reach narrows to nothing', async (ctx) => {
+  const meta = await data(ctx, `${JAN}&groupBy=campaign&adAccountIds=${ctx.meta}`);
+  assert.equal(meta.body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Alpha, "the" first']);
+  const nothing = await data(ctx, `${JAN}&adAccountIds=${crypto.randomUUID()}`);
+  assert.is(nothing.res.status, 200);
+  assert.equal(nothing.body.rows, []);
+});
+
+it('data costs one unit per ad account in scope (DECISIONS §4)', async (ctx) => {
+  const remaining = (res: Response) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]);
+  const before = remaining((await data(ctx, JAN)).res);
+  const both = remaining((await data(ctx, JAN)).res);
+  const one = remaining((await data(ctx, `${JAN}&adAccountIds=${ctx.google}`)).res);
+  assert.equal([before - both, both - one], [2, 1]);
+});
+
+it('a business-plan token never sees conversion metrics', async (ctx) => {
+  const org = await createOrg(ctx.t.db.sql, { plan: 'business' });
+  const token = await getToken(ctx.t, await createClient(ctx.t.db.sql, org));
+  const { report } = await fixtureReport(ctx.t, org);
+  const res = await ctx.t.fetch(`/v1/reports/${report}/data?${JAN}&groupBy=campaign`, bearer(token));
+  const body = await res.json();
+  assert.equal(body.metrics, ['impressions', 'clicks', 'spend', 'ctr', 'video_views']);
+  const asked = await (await ctx.t.fetch(`/v1/reports/${report}/data?${JAN}&metrics=conversions,roas,clicks`, bearer(token))).json();
+  assert.equal(asked.metrics, ['clicks']);
+  assert.equal(Object.keys(asked.rows[0].metrics), ['clicks']);
+});
+
+const rules: [string, string, RegExp][] = [
+  ['no dateFrom', 'dateTo=2026-01-31', /dateFrom/],
+  ['no dateTo', 'dateFrom=2026-01-01', /dateTo/],
+  ['a date that does not exist', 'dateFrom=2025-02-30&dateTo=2025-03-01', /dateFrom/],
+  ['a date in another format', 'dateFrom=01/02/2026&dateTo=2026-01-31', /dateFrom/],
+  ['dateFrom after dateTo', 'dateFrom=2026-02-01&dateTo=2026-01-01', /dateFrom/],
+  ['more than 400 days apart', 'dateFrom=2025-01-01&dateTo=2026-02-06', /400/],
+  ['an unknown groupBy', `${JAN}&groupBy=weekday`, /groupBy/],
+  ['a grouping the report cannot answer', `${JAN}&groupBy=segment`, /total, campaign, month, ad-account, video, creative/],
+  ['an unknown metric', `${JAN}&metrics=clicks,likes`, /likes/],
+  ['segmentIds on a standard report', `${JAN}&segmentIds=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, /segmentIds/],
+  ['sort on the month grouping', `${JAN}&groupBy=month&sort=clicks`, /sort/],
+  ['sort by a metric not returned', `${JAN}&groupBy=campaign&metrics=clicks&sort=spend`, /sort/],
+  ['sortDesc that is not a boolean', `${JAN}&groupBy=campaign&sort=clicks&sortDesc=yes`, /sortDesc/],
+  ['nameFilter on total', `${JAN}&nameFilter=x`, /nameFilter/],
+  ['adAccountIds that are not UUIDs', `${JAN}&adAccountIds=abc`, /adAccountIds/],
+  ['a repeated dateFrom', `${JAN}&dateFrom=2026-01-02`, /dateFrom/],
+];
+for (const [what, query, names] of rules) {
+  it(`${what} is 400 invalid-parameter naming the parameter`, async (ctx) => {
+    const { res, body } = await data(ctx, query);
+    assert.is(res.status, 400, JSON.stringify(body));
+    assert.match(body.type, /\/invalid-parameter$/);
+    assert.match(body.detail, names);
+  });
+}
+
+it('400 days apart is allowed', async (ctx) => {
+  assert.is((await data(ctx, 'dateFrom=2025-01-01&dateTo=2026-02-05')).res.status, 200);
+});
+
+it('a weak ETag, and If-None-Match answers 304 with the charge refunded', async (ctx) => {
+  const first = await data(ctx, JAN);
+  const etag = first.res.headers.get('etag')!;
+  assert.match(etag, /^W\/"/);
+  const me = async () => (await (await ctx.t.fetch('/v1/me', bearer(ctx.token))).json()).quota.remaining;
+  const before = await me();
+  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${JAN}`, { headers: { authorization: `Bearer ${ctx.token}`, 'if-none-match': etag } });
+  assert.is(res.status, 304);
+  assert.is(res.headers.get('etag'), etag);
+  assert.is(await res.text(), '');
+  assert.is(await me(), before, 'the 304 cost nothing');
+  const other = await data(ctx, `${JAN}&groupBy=campaign`);
+  assert.is.not(other.res.headers.get('etag'), etag);
+});
+
+it('dataFreshness is the newest fetch, also sent as Last-Modified', async (ctx) => {
+  const { res, body } = await data(ctx, JAN);
+  assert.is(body.dataFreshness, new Date(ctx.t.clock.now).toISOString());
+  assert.is(res.headers.get('last-modified'), new Date(ctx.t.clock.now).toUTCString());
+});
+
+it('dataFreshness is null when nothing ever loaded', async (ctx) => {
+  const sql = ctx.t.db.sql;
+  const [account] = await sql`insert into ad_accounts (organization_id, platform, external_id, name, currency) values (${ctx.org}, 'tiktok-ads', 'T9', 'Never loaded', 'USD') returning id`;
+  const [report] = await sql`insert into reports (organization_id, name, kind, currency) values (${ctx.org}, 'Empty', 'standard', 'USD') returning id`;
+  await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${ctx.org}, ${report.id}, ${account.id})`;
+  const res = await ctx.t.fetch(`/v1/reports/${report.id}/data?${JAN}`, bearer(ctx.token));
+  const body = await res.json();
+  assert.is(body.dataFreshness, null);
+  assert.is(res.headers.get('last-modified'), null);
+});
+
+it('every ad account in scope broken: 503 data-source-unavailable; one of two broken still serves', async (ctx) => {
+  await cli(ctx.t.db.sql, ['account', 'connection', '--account', ctx.meta, '--status', 'expired']);
+  assert.is((await data(ctx, JAN)).res.status, 200);
+  const only = await data(ctx, `${JAN}&adAccountIds=${ctx.meta}`);
+  assert.is(only.res.status, 503);
+  assert.match(only.body.type, /\/data-source-unavailable$/);
+  await cli(ctx.t.db.sql, ['account', 'connection', '--account', ctx.google, '--status', 'permission-lost']);
+  assert.is((await data(ctx, JAN)).res.status, 503);
+  await cli(ctx.t.db.sql, ['account', 'connection', '--account', ctx.meta, '--status', 'ok']);
+  await cli(ctx.t.db.sql, ['account', 'connection', '--account', ctx.google, '--status', 'ok']);
+});
+
+it('an unknown report, and a report of another organization, are 404 after the parameters are checked', async (ctx) => {
+  const missing = await ctx.t.fetch(`/v1/reports/${crypto.randomUUID()}/data?${JAN}`, bearer(ctx.token));
+  assert.is(missing.status, 404);
+  const badAndMissing = await ctx.t.fetch(`/v1/reports/${crypto.randomUUID()}/data?dateFrom=x`, bearer(ctx.token));
+  assert.is(badAndMissing.status, 400);
+});
+
+it('reports:data is the scope it needs', async (ctx) => {
+  const client = await createClient(ctx.t.db.sql, ctx.org);
+  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${JAN}`, bearer(await getToken(ctx.t, client, 'reports:read')));
+  assert.is(res.status, 403);
+  assert.match((await res.json()).detail, 'reports:data');
+});
+
+it.run();
+
+// ---
+
+const demo = suite<{ t: TestApp; d: DemoIds }>('report data on the demo organization');
+demo.before(async (ctx) => {
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.d = await seedDemo(ctx.t);
+});
+demo.after(async (ctx) => ctx.t.close());
+
+const RANGE = 'dateFrom=2025-09-01&dateTo=2026-02-28';
+const ADDITIVE = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value'];
+const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a)) * 10, `${what}: ${a} vs ${b}`);
+
+for (const grouping of ['campaign', 'ad-account', 'month', 'creative']) {
+  demo(`the total row equals the sum of the ${grouping} rows for additive metrics`, async ({ t, d }) => {
+    const url = (g: string) => `/v1/reports/${d.reports['Cross-channel performance']}/data?${RANGE}&groupBy=${g}`;
+    const total = (await (await t.fetch(url('total'), bearer(d.token))).json()).rows[0].metrics;
+    const rows = (await (await t.fetch(url(grouping), bearer(d.token))).json()).rows;
+    assert.ok(rows.length > 1);
+    for (const metric of ADDITIVE) close(total[metric], rows.reduce((sum: number, r: { metrics: Record<string, number> }) => sum + r.metrics[metric], 0), metric);
+  });
+}
+
+demo('ratios equal the ratio of the sums, never an average of ratios', async ({ t, d }) => {
+  const body = await (await t.fetch(`/v1/reports/${d.reports['Cross-channel performance']}/data?${RANGE}&groupBy=campaign`, bearer(d.token))).json();
+  for (const { metrics: m } of body.rows) {
+    close(m.ctr, (m.clicks / m.impressions) * 100, 'ctr');
+    close(m.cpc, m.spend / m.clicks, 'cpc');
+    close(m.cpa, m.spend / m.conversions, 'cpa');
+    close(m.roas, m.conversion_value / m.spend, 'roas');
+    close(m.engagement_rate, m.engagement_rate, 'custom metric present');
+  }
+});
+
+demo('a segment report groups by segment, and segmentIds narrows it', async ({ t, d }) => {
+  const url = `/v1/reports/${d.reports['Segment overview']}/data?${RANGE}&groupBy=segment`;
+  const all = await (await t.fetch(url, bearer(d.token))).json();
+  assert.equal(all.rows.map((r: { dimensions: { segmentName: string } }) => r.dimensions.segmentName), ['Brand', 'Performance', 'Video']);
+  const one = all.rows[1].dimensions.segmentId;
+  const narrowed = await (await t.fetch(`${url}&segmentIds=${one}`, bearer(d.token))).json();
+  assert.equal(narrowed.rows, [all.rows[1]]);
+});
+
+demo('a months report needs no dates and spans everything it holds', async ({ t, d }) => {
+  const res = await t.fetch(`/v1/reports/${d.reports['Monthly spend']}/data?groupBy=month`, bearer(d.token));
+  const body = await res.json();
+  assert.is(res.status, 200);
+  assert.ok(body.rows.length >= 14, `${body.rows.length} months`);
+  assert.is(body.dateFrom.slice(0, 7), body.rows[0].dimensions.month);
+  assert.is(body.dateTo.slice(0, 7), body.rows.at(-1).dimensions.month);
+});
+
+demo.run();
+
+// ---
+
+const deadline = suite('request deadline');
+
+deadline('a query past REQUEST_DEADLINE_MS answers 503 request-timeout and is cancelled on the server', async () => {
+  if (!onPostgres) return; // The embedded database runs one query at a time and cannot cancel one; PostgreSQL can.
+  const t = await testApp({ env: { REQUEST_DEADLINE_MS: '300' } });
+  const blocker = await t.db.sql.reserve();
+  try {
+    const { org, token } = await tenant(t);
+    const { report } = await fixtureReport(t, org);
+    // Hold a lock the fact query needs, so it waits well past the deadline.
+    await blocker`begin`;
+    await blocker`lock table facts in access exclusive mode`;
+    const res = await t.fetch(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token));
+    assert.is(res.status, 503);
+    assert.match((await res.json()).type, /\/request-timeout$/);
+    await new Promise((r) => setTimeout(r, 200));
+    const waiting = await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`;
+    assert.is(waiting[0].n, 0, 'the cancelled query is gone');
+  } finally {
+    await blocker`rollback`;
+    blocker.release();
+    await t.close();
+  }
+});
+
+deadline.run();
