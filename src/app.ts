@@ -20,6 +20,7 @@ import { campaigns } from './routes/campaigns.ts';
 import { metrics } from './routes/metrics.ts';
 import { organizations } from './routes/organizations.ts';
 import { reportData } from './routes/reportData.ts';
+import { exportCost, reportExport } from './routes/reportExport.ts';
 import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint } from './routes/token.ts';
@@ -99,6 +100,8 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/reports', ...guarded('reports:read', 1), reportList.list)
     .get('/v1/reports/:id', ...guarded('reports:read', 1), reportList.get)
     .get('/v1/reports/:id/data', ...guarded('reports:data', dataCost(sql)), reportData(sql, clock))
+    .get('/v1/reports/:id/export.csv', ...guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'csv'))
+    .get('/v1/reports/:id/export.xlsx', ...guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'xlsx'))
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {

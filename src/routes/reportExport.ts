@@ -1,0 +1,54 @@
+// GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
+import type { Context } from '../context.ts';
+import type { Sql } from '../database.ts';
+import { query } from '../queries.ts';
+import { csvStream, xlsxStream } from '../reportData/exportFormats.ts';
+import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
+import { dayRange, streamRows } from '../reportData/rows.ts';
+import { dataCost } from '../reportData/scope.ts';
+import { respond } from '../respond.ts';
+import { dataHeaders } from './reportData.ts';
+
+const FORMATS = {
+  csv: { type: 'text/csv; charset=utf-8', write: csvStream },
+  xlsx: { type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', write: xlsxStream },
+} as const;
+
+/** A file name of safe characters only: the report's name and the range. */
+function fileName(data: PreparedData, range: { from: string; to: string }, ext: string) {
+  const base = data.scope.name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'report';
+  return `${base}-${range.from}-${range.to}.${ext}`;
+}
+
+/** DECISIONS §4: an export costs twice its data. */
+export const exportCost = (sql: Sql) => {
+  const cost = dataCost(sql);
+  return async (ctx: Context) => 2 * (await cost(ctx));
+};
+
+export function reportExport(sql: Sql, clock: () => number, deadlineMs: number, format: keyof typeof FORMATS) {
+  return async function getReportExport(ctx: Context): Promise<Response> {
+    const data = await prepareData(sql, ctx, ctx.plan!, format);
+    if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
+    const range = await dayRange(sql, ctx, data, clock());
+    const names = await query<{ name: string; display_name: string }>(sql, 'list-metric-display-names', [ctx.principal!.organizationId]);
+
+    // The deadline covers the whole download: a stream still running then is cut, and its query cancelled.
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - (clock() - ctx.startedAt)));
+    const rows = streamRows(sql, { ...ctx, deadline: stop.signal }, data, range);
+    const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
+    const body = FORMATS[format].write(
+      { grouping: data.grouping, metrics: data.metrics.map((m) => m.name), displayNames, rows },
+      { done: () => clearTimeout(timer), cancel: () => (clearTimeout(timer), stop.abort()) },
+    );
+    return respond(body, {
+      status: 200,
+      headers: {
+        ...dataHeaders(data),
+        'content-type': FORMATS[format].type,
+        'content-disposition': `attachment; filename="${fileName(data, range, format)}"`,
+      },
+    });
+  };
+}

@@ -1,0 +1,145 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readCsv } from '../src/csv.ts';
+import { testApp, type TestApp } from './support/app.ts';
+import { onPostgres } from './support/database.ts';
+import { bearer, createClient, getToken, tenant } from './support/fixtures.ts';
+import { fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
+import { readXlsx } from './support/xlsx.ts';
+
+type Ctx = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
+const it = suite<Ctx>('exports');
+it.before(async (ctx) => {
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  const { org, token } = await tenant(ctx.t);
+  Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org));
+  // Names that CSV and spreadsheets find hard (the fixture has a comma and quotes): a newline, and a would-be formula.
+  await importCsv(ctx.t, org, `${HEADER}\n2026-01-08,google-ads,G1,Google US,USD,C4,"Two\nlines",K4,"=HYPERLINK(""http://x"")",image,10,1,1,0,0,0,0`);
+});
+it.after(async (ctx) => ctx.t.close());
+
+const Q = 'dateFrom=2026-01-01&dateTo=2026-01-31';
+const get = (ctx: Ctx, path: string, headers: Record<string, string> = {}) =>
+  ctx.t.fetch(`/v1/reports/${ctx.report}/${path}`, { headers: { authorization: `Bearer ${ctx.token}`, ...headers } });
+
+async function csvOf(res: Response) {
+  assert.is(res.status, 200);
+  return [...readCsv(await res.text())].map((r) => r.fields);
+}
+
+it('CSV: text/csv, an attachment with a safe file name, a header of dimension keys then metric names', async (ctx) => {
+  const res = await get(ctx, `export.csv?${Q}&groupBy=campaign`);
+  assert.is(res.headers.get('content-type'), 'text/csv; charset=utf-8');
+  assert.is(res.headers.get('content-disposition'), 'attachment; filename="Fixture-2026-01-01-2026-01-31.csv"');
+  assert.match(res.headers.get('etag')!, /^W\//);
+  const [header] = await csvOf(res);
+  assert.equal(header, ['campaignId', 'campaignName', 'adAccountId', 'externalId', 'impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'video_views']);
+});
+
+for (const grouping of ['total', 'campaign', 'month', 'ad-account', 'creative', 'video']) {
+  it(`CSV rows equal the data endpoint's rows (${grouping})`, async (ctx) => {
+    const query = `${Q}&groupBy=${grouping}${grouping === 'campaign' ? '&sort=clicks&sortDesc=true' : ''}`;
+    const data = await (await get(ctx, `data?${query}`)).json();
+    const [header, ...rows] = await csvOf(await get(ctx, `export.csv?${query}`));
+    const dims = header.slice(0, header.length - data.metrics.length);
+    assert.equal(header.slice(dims.length), data.metrics);
+    assert.is(rows.length, data.rows.length);
+    data.rows.forEach((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
+      const values = dims.map((key) => row.dimensions[key]);
+      const expected = [...values.map((v) => (/^[=+\-@]/.test(v) ? `'${v}` : v)), ...data.metrics.map((m: string) => (row.metrics[m] === null ? '' : String(row.metrics[m])))];
+      assert.equal(rows[i], expected);
+    });
+  });
+}
+
+it('a name with a comma, quotes and a newline survives; a formula is neutralised; null is an empty cell', async (ctx) => {
+  const [, ...rows] = await csvOf(await get(ctx, `export.csv?${Q}&groupBy=campaign`));
+  const names = rows.map((r) => r[1]);
+  assert.ok(names.includes('Alpha, "the" first'));
+  assert.ok(names.includes('Two\nlines'));
+  const [, ...creatives] = await csvOf(await get(ctx, `export.csv?${Q}&groupBy=creative`));
+  assert.ok(creatives.some((r) => r[1] === `'=HYPERLINK("http://x")`), 'formula neutralised');
+  const gamma = rows.find((r) => r[1] === 'Gamma search')!;
+  assert.is(gamma[8], '', 'cpa of a campaign without conversions');
+});
+
+it('XLSX opens with an independent reader: one sheet, display names, numbers as numbers, the same values', async (ctx) => {
+  const query = `${Q}&groupBy=campaign`;
+  const res = await get(ctx, `export.xlsx?${query}`);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+  assert.match(res.headers.get('content-disposition')!, /filename="Fixture-2026-01-01-2026-01-31\.xlsx"/);
+  const book = readXlsx(new Uint8Array(await res.arrayBuffer()));
+  const data = await (await get(ctx, `data?${query}`)).json();
+  assert.is(book.sheets, 1);
+  const [header, ...rows] = book.rows;
+  assert.equal(header, ['Campaign ID', 'Campaign', 'Ad account ID', 'External ID', 'Impressions', 'Clicks', 'Spend', 'Conversions', 'Cost per acquisition', 'Click-through rate', 'Video views']);
+  assert.is(rows.length, data.rows.length);
+  data.rows.forEach((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
+    assert.is(rows[i][1], row.dimensions.campaignName);
+    data.metrics.forEach((m: string, j: number) => assert.is(rows[i][4 + j], row.metrics[m], `${m} of row ${i}`));
+  });
+});
+
+it('exports need reports:export and cost twice the data', async (ctx) => {
+  const client = await createClient(ctx.t.db.sql, ctx.org);
+  const dataOnly = await getToken(ctx.t, client, 'reports:data');
+  const refused = await ctx.t.fetch(`/v1/reports/${ctx.report}/export.csv?${Q}`, bearer(dataOnly));
+  assert.is(refused.status, 403);
+  assert.match((await refused.json()).detail, 'reports:export');
+  const remaining = (res: Response) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]);
+  const a = remaining(await get(ctx, `data?${Q}`));
+  const b = remaining(await get(ctx, `export.csv?${Q}`));
+  const c = remaining(await get(ctx, `export.xlsx?${Q}`));
+  assert.equal([a - b, b - c], [4, 4], 'two ad accounts: data 2, export 4');
+});
+
+it('the same problem documents as data for the same faults', async (ctx) => {
+  for (const path of [`export.csv?dateFrom=2026-02-30&dateTo=2026-03-01`, `export.xlsx?${Q}&groupBy=segment`]) {
+    const res = await get(ctx, path);
+    assert.is(res.status, 400);
+    assert.match((await res.json()).type, /\/invalid-parameter$/);
+  }
+  const missing = await ctx.t.fetch(`/v1/reports/${crypto.randomUUID()}/export.csv?${Q}`, bearer(ctx.token));
+  assert.is(missing.status, 404);
+});
+
+it('a weak ETag of its own, and 304 with the charge refunded', async (ctx) => {
+  const first = await get(ctx, `export.csv?${Q}`);
+  await first.arrayBuffer();
+  const etag = first.headers.get('etag')!;
+  assert.is.not(etag, (await get(ctx, `data?${Q}`)).headers.get('etag'), 'csv and json differ');
+  const remaining = async () => (await (await ctx.t.fetch('/v1/me', bearer(ctx.token))).json()).quota.remaining;
+  const before = await remaining();
+  const again = await get(ctx, `export.csv?${Q}`, { 'if-none-match': etag });
+  assert.is(again.status, 304);
+  assert.is(await again.text(), '');
+  assert.is(await remaining(), before, 'the 304 cost nothing');
+});
+
+it('a client that disconnects mid-download stops the query', async (ctx) => {
+  if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
+  const blocker = await ctx.t.db.sql.reserve();
+  try {
+    await blocker`begin`;
+    await blocker`lock table facts in access exclusive mode`;
+    const res = await get(ctx, `export.csv?${Q}&groupBy=campaign`);
+    assert.is(res.status, 200);
+    const reader = res.body!.getReader();
+    await reader.read(); // the header row
+    const pending = reader.read(); // waits on the blocked query
+    await new Promise((r) => setTimeout(r, 200));
+    const running = async () =>
+      (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`)[0].n;
+    assert.is(await running(), 1, 'the export query is waiting');
+    await reader.cancel();
+    await pending.catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(await running(), 0, 'the query is gone');
+  } finally {
+    await blocker`rollback`;
+    blocker.release();
+  }
+});
+
+it.run();
