@@ -17,6 +17,7 @@ import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
 import { adAccounts } from './routes/adAccounts.ts';
 import { campaigns } from './routes/campaigns.ts';
+import { contract } from './routes/contract.ts';
 import { metrics } from './routes/metrics.ts';
 import { organizations } from './routes/organizations.ts';
 import { reportData } from './routes/reportData.ts';
@@ -40,7 +41,10 @@ export type AppDeps = {
   readPlan?: PlanReader;
 };
 
-export type App = (request: Request) => Promise<Response>;
+export type App = ((request: Request) => Promise<Response>) & {
+  /** Every route as [method, path], for checking the router against spec/openapi.json. */
+  routes: [string, string][];
+};
 
 /** A request's quota cost: fixed, or worked out from the request (report data). */
 export type Cost = number | ((ctx: Context) => Promise<number>);
@@ -81,6 +85,7 @@ export function createApp(deps: AppDeps): App {
   const orgs = organizations(sql);
   const catalogue = metrics(sql);
   const reportList = reports(sql);
+  const published = contract(config.baseUrl, config.problemsUrl);
 
   const router = Router<Context, []>({
     catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
@@ -89,6 +94,8 @@ export function createApp(deps: AppDeps): App {
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
     .get('/v1/health', health(sql))
+    .get('/v1/openapi.json', published.openapi)
+    .get('/v1/docs', published.docs)
     .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
     .get('/v1/organizations', ...guarded('organizations:read', 1), orgs.list)
     .get('/v1/organizations/:id', ...guarded('organizations:read', 1), orgs.get)
@@ -102,6 +109,8 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/reports/:id/data', ...guarded('reports:data', dataCost(sql)), reportData(sql, clock))
     .get('/v1/reports/:id/export.csv', ...guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'csv'))
     .get('/v1/reports/:id/export.xlsx', ...guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'xlsx'))
+    .get('/problems', published.problems)
+    .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {
@@ -116,7 +125,7 @@ export function createApp(deps: AppDeps): App {
     return problemResponse(apiError, { problemsUrl: config.problemsUrl, instance: ctx.path, traceId: ctx.trace.traceId });
   }
 
-  return async function handle(request: Request): Promise<Response> {
+  const handle = async function handle(request: Request): Promise<Response> {
     const startedAt = clock();
     let trace = traceFrom(null);
     let ctx = fallbackContext(request, trace, startedAt);
@@ -152,6 +161,7 @@ export function createApp(deps: AppDeps): App {
     });
     return response;
   };
+  return Object.assign(handle, { routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]) });
 }
 
 /** Enough of a context to answer and log a request whose own fields could not be read. */

@@ -1,6 +1,6 @@
 // Entry point: configuration, database, migrations, the app, and the runtime's server; graceful on SIGTERM/SIGINT.
 import process from 'node:process';
-import { createApp } from './app.ts';
+import { createApp, type App } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
 import { migrate } from './migrate.ts';
@@ -61,9 +61,15 @@ const applied = await migrate(database.sql);
 if (applied.length) note('migrations applied', { applied });
 
 const demo = config.demo === 'auto' ? await seedDemoWhenEmpty(database.sql) : undefined;
-const app = createApp({ sql: database.sql, config });
 const { serve } = await runtimeAdapter();
-const server = await serve(app, { port: config.port, host: config.host });
+// The app is built once the port is bound, so PORT=0 still gives a true default BASE_URL.
+let app: App | undefined;
+let appReady: (app: App) => void = () => {};
+const built = new Promise<App>((resolve) => (appReady = resolve));
+const server = await serve((request) => (app ? app(request) : built.then((ready) => ready(request))), { port: config.port, host: config.host });
+if (config.port === 0 && !process.env.BASE_URL) config = loadConfig({ ...process.env, PORT: new URL(server.url).port });
+app = createApp({ sql: database.sql, config });
+appReady(app);
 note('listening', { url: server.url, baseUrl: config.baseUrl, database: database.description });
 if (demo) printDemo(demo, config.baseUrl);
 

@@ -25,6 +25,8 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       const res = await fetch(`${server.url}/v1/health`);
       assert.is(res.status, 200);
       assert.equal(await res.json(), { status: 'ok' });
+      const served = await (await fetch(`${server.url}/v1/openapi.json`)).json();
+      assert.is(served.servers[0].url, server.url, 'PORT=0: BASE_URL takes the port actually bound');
       const post = await fetch(`${server.url}/v1/health`, { method: 'POST' });
       assert.is(post.status, 405);
       assert.is(post.headers.get('access-control-allow-origin'), null);

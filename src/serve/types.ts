@@ -1,5 +1,4 @@
 // What every runtime adapter offers the entry file.
-import type { App } from '../app.ts';
 
 export type Listening = {
   url: string;
@@ -7,4 +6,6 @@ export type Listening = {
   close(): Promise<void>;
 };
 
-export type Serve = (app: App, options: { port: number; host: string }) => Promise<Listening>;
+export type Handler = (request: Request) => Promise<Response>;
+
+export type Serve = (app: Handler, options: { port: number; host: string }) => Promise<Listening>;
