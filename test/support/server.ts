@@ -8,6 +8,13 @@ export type Runtime = 'node' | 'bun' | 'deno';
 
 const bin = (name: string) => join(process.cwd(), 'node_modules', '.bin', name);
 
+/** The parent's environment without FORCE_COLOR, which beside NO_COLOR makes Node print a warning on stderr. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.FORCE_COLOR;
+  return env;
+}
+
 export function command(runtime: Runtime, entry: string): [string, string[]] {
   if (runtime === 'bun') return [bin('bun'), [entry]];
   if (runtime === 'deno') return [bin('deno'), ['run', '-A', entry]];
@@ -30,7 +37,7 @@ export function temporaryDir(): { path: string; remove(): void } {
 /** Starts src/main.ts on a free port and waits for its "listening" log line. */
 export async function startServer(env: Record<string, string>, runtime: Runtime = 'node'): Promise<RunningServer> {
   const [cmd, args] = command(runtime, 'src/main.ts');
-  const child = spawn(cmd, args, { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
@@ -61,6 +68,6 @@ export async function startServer(env: Record<string, string>, runtime: Runtime 
 /** Runs a command to completion (the CLI, or the server expected to refuse to start). */
 export function runSync(runtime: Runtime, entry: string, args: string[], env: Record<string, string> = {}) {
   const [cmd, base] = command(runtime, entry);
-  const result = spawnSync(cmd, [...base, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(cmd, [...base, ...args], { env: childEnv(env), encoding: 'utf8', timeout: 120_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

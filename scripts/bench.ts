@@ -1,0 +1,264 @@
+// npm run bench [-- --scale 0.1] [--duration 10]: builds the data set, starts the server, drives it with autocannon from
+// another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { runCommand } from '../src/cli/run.ts';
+import { openDatabase, type Sql } from '../src/database.ts';
+import { migrate } from '../src/migrate.ts';
+import { query } from '../src/queries.ts';
+
+const flag = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const scale = Number(flag('scale', '1'));
+const duration = Number(flag('duration', '10'));
+const embedded = scale < 1 || !process.env.DATABASE_URL;
+if (!embedded && !process.env.DATABASE_URL) throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');
+const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim() || '1');
+const pin = (core: number, cmd: string[]) => (cores > 1 ? ['taskset', '-c', String(core), ...cmd] : cmd);
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+// --- processes -------------------------------------------------------------------------------------------------
+
+type Proc = { child: ChildProcess; url: string; pid: number };
+
+function start(cmd: string[], env: Record<string, string>): Promise<Proc> {
+  const child = spawn(cmd[0], cmd.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      out += chunk;
+      const match = /"msg":"listening","url":"([^"]+)"/.exec(out);
+      if (match) {
+        child.stdout!.off('data', look);
+        child.stdout!.resume();
+        resolve({ child, url: match[1], pid: child.pid! });
+      }
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', (c) => (out += c));
+    child.on('exit', (code) => reject(new Error(`${cmd.join(' ')} exited ${code}: ${out.slice(-2000)}`)));
+  });
+}
+
+const rssMb = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+  } catch {
+    return 0;
+  }
+};
+
+/** Samples a process's RSS while the work runs; returns the work's result and the peak. */
+async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 25);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, rssMb(pid)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+type Load = { rps: number; p50: number; p99: number; errors: number; non2xx: number; peakRss: number };
+
+/** autocannon in its own process on the other core. */
+async function load(url: string, pid: number, connections: number, headers: Record<string, string> = {}, seconds = duration): Promise<Load> {
+  const args = ['node', 'node_modules/autocannon/autocannon.js', '--json', '-c', String(connections), '-d', String(seconds)];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  const { result, peak } = await peakRss(pid, () =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn(pin(1, args)[0], pin(1, args).slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`autocannon exited ${code}`))));
+    }),
+  );
+  const r = JSON.parse(result);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, peakRss: peak };
+}
+
+/** The same work as a closure, at a concurrency, for a while: the SQL floors. */
+async function loop(concurrency: number, seconds: number, work: () => Promise<unknown>) {
+  const latencies: number[] = [];
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        await work();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+/** One download, timed, with the server's peak RSS. */
+async function download(url: string, token: string, pid: number) {
+  const t0 = performance.now();
+  const { result: bytes, peak } = await peakRss(pid, async () => {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    let n = 0;
+    for await (const chunk of res.body!) n += chunk.length;
+    return n;
+  });
+  return { seconds: (performance.now() - t0) / 1000, bytes, peak };
+}
+
+// --- data set --------------------------------------------------------------------------------------------------
+
+async function cli(sql: Sql, argv: string[]) {
+  const out = await runCommand([...argv, '--json'], { sql, now: Date.now(), progress: log });
+  if (out.code !== 0) throw new Error(`${argv.join(' ')}: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+
+/** An organization named `name` with generated data and a report over all its accounts; made once, reused after. */
+async function dataSet(sql: Sql, name: string, size: { accounts: number; campaigns: number; creatives: number; days: number }) {
+  let [org] = await sql`select id from organizations where name = ${name}`;
+  if (!org) org = { id: (await cli(sql, ['org', 'create', '--name', name, '--plan', 'enterprise'])).organizationId };
+  await cli(sql, ['plan', 'set', '--org', org.id, '--plan', 'enterprise', '--budget', '100000000']);
+  const [{ n }] = await sql`select count(*)::int as n from facts where organization_id = ${org.id}`;
+  const expected = size.creatives * size.days;
+  if (n < expected * 0.95) {
+    log(`${name}: generating ${expected} fact rows`);
+    await cli(sql, ['generate', '--org', org.id, '--accounts', String(size.accounts), '--campaigns', String(size.campaigns), '--creatives', String(size.creatives), '--days', String(size.days)]);
+  }
+  let [report] = await sql`select id from reports where organization_id = ${org.id} and name = ${name}`;
+  if (!report) {
+    [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics) values
+      (${org.id}, ${name}, 'standard', 'USD', ${['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpc', 'cpa', 'roas']}) returning id`;
+    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org.id}`;
+  }
+  const accounts = (await sql`select id from ad_accounts where organization_id = ${org.id} order by id`).map((r) => r.id as string);
+  const client = await cli(sql, ['client', 'create', '--org', org.id, '--name', 'bench', '--scopes', 'reports:read reports:data reports:export', '--reports', 'all', '--ad-accounts', 'all']);
+  return { org: org.id as string, report: report.id as string, accounts, client };
+}
+
+async function tokenFor(base: string, client: { clientId: string; clientSecret: string }) {
+  const res = await fetch(`${base}/api/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  return (await res.json()).access_token as string;
+}
+
+// --- run -------------------------------------------------------------------------------------------------------
+
+const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'readout-bench-')) : undefined;
+const serverEnv: Record<string, string> = { PORT: '0', DEMO: 'off', ...(embedded ? { DATA_DIR: dataDir! } : { DATABASE_URL: process.env.DATABASE_URL! }) };
+const processes: Proc[] = [];
+let sql: Sql;
+let closeDb = async () => {};
+
+try {
+  const server = await start(pin(0, ['node', '--import', 'tsx', 'src/main.ts']), serverEnv);
+  processes.push(server);
+  const db = await openDatabase(embedded ? { dataDir } : { databaseUrl: process.env.DATABASE_URL });
+  sql = db.sql;
+  closeDb = () => db.close();
+  await migrate(sql);
+  const days = 400;
+  const main = await dataSet(sql, `Bench ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days });
+  const exportRows = Math.round(1_048_575 * scale);
+  const big = await dataSet(sql, `Bench export ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: exportRows, days: 1 });
+  const token = await tokenFor(server.url, main.client);
+  const exportToken = await tokenFor(server.url, big.client);
+  const bare = await start(pin(0, ['node', 'scripts/bareServer.ts']), {});
+  processes.push(bare);
+
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const from = new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+  const range = `dateFrom=${from}&dateTo=${yesterday}`;
+  const auth = { authorization: `Bearer ${token}` };
+  const dataUrl = (groupBy: string) => `${server.url}/v1/reports/${main.report}/data?${range}&groupBy=${groupBy}`;
+  const DATA_C = 4;
+
+  log('warming up');
+  await load(`${server.url}/v1/reports`, server.pid, 8, auth, 2);
+  await load(dataUrl('campaign'), server.pid, 2, auth, 2);
+  const idleRss = rssMb(server.pid);
+
+  const rows: [string, Load | { rps: number; p50: number; p99: number; peakRss?: number }][] = [];
+  log('bare node:http');
+  const bareLoad = await load(`${bare.url}/`, bare.pid, 32);
+  rows.push(['bare node:http (floor)', bareLoad]);
+  log('/v1/health');
+  const healthLoad = await load(`${server.url}/v1/health`, server.pid, 32);
+  rows.push(['GET /v1/health', healthLoad]);
+  log('/v1/reports');
+  const reportsLoad = await load(`${server.url}/v1/reports`, server.pid, 32, auth);
+  rows.push(['GET /v1/reports', reportsLoad]);
+  const groupings: Record<string, Load> = {};
+  for (const groupBy of ['campaign', 'total', 'month', 'ad-account', 'creative', 'video']) {
+    log(`data ${groupBy}`);
+    groupings[groupBy] = await load(dataUrl(groupBy), server.pid, DATA_C, auth);
+    rows.push([`data groupBy=${groupBy}, ${days} days, all accounts (c=${DATA_C})`, groupings[groupBy]]);
+  }
+  log('304');
+  const etag = (await fetch(dataUrl('campaign'), { headers: auth })).headers.get('etag')!;
+  const notModified = await load(dataUrl('campaign'), server.pid, 32, { ...auth, 'if-none-match': etag });
+  rows.push(['data, If-None-Match → 304', notModified]);
+
+  log('SQL floors');
+  const params = [main.accounts, null, from, yesterday, 'USD', null];
+  const ownSql = await loop(DATA_C, duration, () => query(sql, 'report-data-campaign', params as never[]));
+  rows.push([`the endpoint's own SQL via postgres.js (c=${DATA_C})`, ownSql]);
+  const naive = await loop(DATA_C, duration, () =>
+    sql.unsafe(
+      `select campaign_id, sum(impressions) as impressions, sum(clicks) as clicks, sum(spend) as spend, sum(conversions) as conversions,
+              sum(conversion_value) as conversion_value, sum(video_views) as video_views, sum(video_completions) as video_completions
+       from facts where ad_account_id = any($1::uuid[]) and day between $2 and $3 group by campaign_id`,
+      [main.accounts, from, yesterday],
+    ),
+  );
+  rows.push([`naive GROUP BY over raw facts (c=${DATA_C})`, naive]);
+
+  log(`exports of ${exportRows} rows`);
+  const exportUrl = (ext: string) => `${server.url}/v1/reports/${big.report}/export.${ext}?dateFrom=${yesterday}&dateTo=${yesterday}&groupBy=creative`;
+  const csv = await download(exportUrl('csv'), exportToken, server.pid);
+  const xlsx = await download(exportUrl('xlsx'), exportToken, server.pid);
+  const [{ n: exported }] = await sql`select count(*)::int as n from facts where organization_id = ${big.org} and day = ${yesterday}`;
+
+  // --- report --------------------------------------------------------------------------------------------------
+  const f = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  const out: string[] = [];
+  out.push(`Machine: ${cores} cores, ${embedded ? 'embedded PGlite' : 'PostgreSQL'}, scale ${scale}, ${duration} s a scenario, server on core 0, load on core 1.`, '');
+  out.push('| scenario | req/s | p50 ms | p99 ms | peak RSS MB |', '|---|---:|---:|---:|---:|');
+  for (const [name, r] of rows) out.push(`| ${name} | ${f(r.rps)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${'peakRss' in r && r.peakRss ? f(r.peakRss) : ''} |`);
+  out.push(`| export.csv, ${f(exported)} rows | ${f(exported / csv.seconds)} rows/s | ${f(csv.seconds * 1000)} total | | ${f(csv.peak)} |`);
+  out.push(`| export.xlsx, ${f(exported)} rows | ${f(exported / xlsx.seconds)} rows/s | ${f(xlsx.seconds * 1000)} total | | ${f(xlsx.peak)} |`);
+  out.push(`| idle server | | | | ${f(idleRss)} |`);
+  const overhead = groupings.campaign.p50 / ownSql.p50 - 1;
+  const targets: [string, string, boolean][] = [
+    ['/v1/health ≥ 70 % of bare node:http', `${f((healthLoad.rps / bareLoad.rps) * 100)} %`, healthLoad.rps >= 0.7 * bareLoad.rps],
+    ['/v1/reports ≥ 3,000 req/s', `${f(reportsLoad.rps)} req/s`, reportsLoad.rps >= 3000],
+    ['/v1/reports ≥ 40 % of /v1/health', `${f((reportsLoad.rps / healthLoad.rps) * 100)} %`, reportsLoad.rps >= 0.4 * healthLoad.rps],
+    ['data campaign p50 ≤ 1/5 of the naive GROUP BY', `${f(naive.p50 / groupings.campaign.p50, 1)}× faster`, groupings.campaign.p50 * 5 <= naive.p50],
+    ['HTTP overhead over the endpoint\'s own SQL ≤ 15 %', `${f(overhead * 100)} %`, overhead <= 0.15],
+    ['304 ≥ 10× data throughput', `${f(notModified.rps / groupings.campaign.rps, 1)}×`, notModified.rps >= 10 * groupings.campaign.rps],
+    ['CSV ≥ 300,000 rows/s', `${f(exported / csv.seconds)} rows/s`, exported / csv.seconds >= 300_000],
+    [`XLSX of ${f(exported)} rows inside 30 s`, `${f(xlsx.seconds, 1)} s`, xlsx.seconds <= 30],
+    ['export peak RSS within 64 MB of idle', `+${f(Math.max(csv.peak, xlsx.peak) - idleRss)} MB`, Math.max(csv.peak, xlsx.peak) - idleRss <= 64],
+    ['no errors under load', `${rows.reduce((n, [, r]) => n + ('errors' in r ? r.errors + r.non2xx : 0), 0) - notModified.non2xx} errors`, rows.every(([name, r]) => !('errors' in r) || (r.errors === 0 && (name.includes('304') || r.non2xx === 0)))],
+  ];
+  out.push('', '| target | measured | |', '|---|---:|---|');
+  for (const [name, measured, met] of targets) out.push(`| ${name} | ${measured} | ${met ? 'met' : 'missed'} |`);
+  console.log(out.join('\n'));
+  process.exitCode = targets.every(([, , met]) => met) ? 0 : 1;
+} finally {
+  for (const p of processes) p.child.kill('SIGTERM');
+  await closeDb();
+  if (dataDir) setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 1000);
+}
