@@ -102,17 +102,23 @@ async function loop(concurrency: number, seconds: number, work: () => Promise<un
   return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99) };
 }
 
-/** One download, timed, with the server's peak RSS. */
+/** One download, timed, with the server's peak RSS; a download that fails or is cut counts as taking forever. */
 async function download(url: string, token: string, pid: number) {
   const t0 = performance.now();
   const { result: bytes, peak } = await peakRss(pid, async () => {
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-    let n = 0;
-    for await (const chunk of res.body!) n += chunk.length;
-    return n;
+    try {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
+      let n = 0;
+      for await (const chunk of res.body!) n += chunk.length;
+      return n;
+    } catch (error) {
+      log(`download failed after ${Math.round(performance.now() - t0)} ms: ${error instanceof Error ? error.message : error}`);
+      return -1;
+    }
   });
-  return { seconds: (performance.now() - t0) / 1000, bytes, peak };
+  const seconds = bytes < 0 ? Infinity : (performance.now() - t0) / 1000;
+  return { seconds, bytes, peak };
 }
 
 // --- data set --------------------------------------------------------------------------------------------------
@@ -175,7 +181,7 @@ try {
   const big = await dataSet(sql, `Bench export ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: exportRows, days: 1 });
   const token = await tokenFor(server.url, main.client);
   const exportToken = await tokenFor(server.url, big.client);
-  const bare = await start(pin(0, ['node', 'scripts/bareServer.ts']), {});
+  const bare = await start(pin(0, ['node', '--import', 'tsx', 'scripts/bareServer.ts']), {});
   processes.push(bare);
 
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);

@@ -21,7 +21,9 @@ export type DatabaseOptions = {
   max?: number;
 };
 
-const silent = { onnotice: () => {} };
+// postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
+// service resumes within seconds of the database returning. Each request bounds its own wait meanwhile.
+const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 2) };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {

@@ -1,6 +1,7 @@
 // The plan behind each organization, cached per process with the states of spec §3 (DECISIONS §3).
 import type { Sql } from './database.ts';
 import { query } from './queries.ts';
+import { withTimeout } from './timeout.ts';
 
 export type Plan = {
   code: string;
@@ -39,6 +40,8 @@ export const HEALTHY_FOR_MS = 5 * 60_000;
 export const SNAPSHOT_FOR_MS = 60 * 60_000;
 /** How often a plan is re-read: lock and plan changes reach every process this fast. */
 const REFRESH_AFTER_MS = 1000;
+/** A billing store slower than this counts as unreachable for this refresh. */
+const READ_TIMEOUT_MS = 2000;
 
 type Entry = { plan?: Plan; confirmedAt: number; attemptedAt: number; refreshing?: Promise<void> };
 
@@ -53,7 +56,7 @@ export function planCache(read: PlanReader, clock: () => number): Plans {
     entry.refreshing ??= (async () => {
       entry.attemptedAt = clock();
       try {
-        const plan = await read(organizationId);
+        const plan = await withTimeout(read(organizationId), READ_TIMEOUT_MS);
         entry.plan = plan;
         entry.confirmedAt = entry.attemptedAt;
       } catch {

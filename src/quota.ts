@@ -3,11 +3,14 @@ import type { Context } from './context.ts';
 import type { Sql } from './database.ts';
 import { ApiError } from './problem.ts';
 import { query } from './queries.ts';
+import { withTimeout } from './timeout.ts';
 
 const HOUR_MS = 3600_000;
 /** A charge that takes longer than this is treated as a quota store that cannot be reached. */
-const CHARGE_TIMEOUT_MS = 5000;
+const CHARGE_TIMEOUT_MS = 3000;
 const UNAVAILABLE_RETRY_S = 5;
+/** /v1/me's read of the standing: it answers 200 whatever, so it must not wait long. */
+const STORE_READ_TIMEOUT_MS = 1000;
 
 export const windowStart = (now: number) => Math.floor(now / HOUR_MS) * HOUR_MS;
 export const secondsToReset = (now: number) => Math.max(1, Math.ceil((windowStart(now) + HOUR_MS - now) / 1000));
@@ -18,14 +21,6 @@ export function standingHeaders(budget: number, used: number, now: number): Reco
     'ratelimit-policy': `"hourly";q=${budget};w=3600`,
     ratelimit: `"hourly";r=${Math.max(budget - used, 0)};t=${secondsToReset(now)}`,
   };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout>;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('quota store timed out')), ms))),
-  ]).finally(() => clearTimeout(timer));
 }
 
 const unavailable = () =>
@@ -108,7 +103,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
     },
 
     async standing(organizationId) {
-      const [row] = await query<{ budget: number; used: number }>(sql, 'get-quota-standing', [organizationId, new Date(windowStart(clock()))]);
+      const [row] = await withTimeout(query<{ budget: number; used: number }>(sql, 'get-quota-standing', [organizationId, new Date(windowStart(clock()))]), STORE_READ_TIMEOUT_MS);
       return row;
     },
   };

@@ -1,10 +1,12 @@
 // Which clients are revoked, as every process must know within one second (spec §5 rule 7).
 import type { Sql } from './database.ts';
 import { query } from './queries.ts';
+import { withTimeout } from './timeout.ts';
 
 /** A list this young is used as is; older, it is refreshed behind the request; past MAX_AGE the request waits. */
 const REFRESH_AFTER_MS = 250;
 const MAX_AGE_MS = 1000;
+const READ_TIMEOUT_MS = 1000;
 
 export type Revocations = {
   /** True when revoked; undefined when the store cannot tell. */
@@ -20,7 +22,7 @@ export function revocations(sql: Sql, clock: () => number): Revocations {
     (refreshing ??= (async () => {
       const started = clock();
       try {
-        const [row] = await query<{ ids: string[] }>(sql, 'list-revoked-clients');
+        const [row] = await withTimeout(query<{ ids: string[] }>(sql, 'list-revoked-clients'), READ_TIMEOUT_MS);
         revoked = new Set(row.ids);
         // Age is counted from when the read began: a revocation committed after that may be missing.
         readAt = started;

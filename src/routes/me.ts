@@ -6,6 +6,7 @@ import type { Plans } from '../plans.ts';
 import { query } from '../queries.ts';
 import { secondsToReset, type Quota } from '../quota.ts';
 import { json } from '../respond.ts';
+import { withTimeout } from '../timeout.ts';
 
 const size = (list: AllowList) => (list === 'all' ? 'all' : list.length);
 
@@ -18,7 +19,7 @@ export function me({ sql, clock, plans, quota }: MeDeps) {
     const resetAt = new Date(now + secondsToReset(now) * 1000);
     resetAt.setUTCMinutes(0, 0, 0);
     const [nearest, planStanding, quotaStanding] = await Promise.all([
-      query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]).then(
+      withTimeout(query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]), 1000).then(
         ([row]) => row.nearest?.toISOString() ?? null,
         () => null,
       ),

@@ -65,6 +65,17 @@ export async function startServer(env: Record<string, string>, runtime: Runtime 
   };
 }
 
+/** Runs a command to completion without blocking this process (which may host the embedded database). */
+export function run(runtime: Runtime, entry: string, args: string[], env: Record<string, string> = {}) {
+  const [cmd, base] = command(runtime, entry);
+  const child = spawn(cmd, [...base, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => (stdout += c));
+  child.stderr!.on('data', (c) => (stderr += c));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => child.on('exit', (status) => resolve({ status, stdout, stderr })));
+}
+
 /** Runs a command to completion (the CLI, or the server expected to refuse to start). */
 export function runSync(runtime: Runtime, entry: string, args: string[], env: Record<string, string> = {}) {
   const [cmd, base] = command(runtime, entry);

@@ -1,0 +1,15 @@
+import { openDatabase } from '../src/database.ts';
+import { query } from '../src/queries.ts';
+const db = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:5432/readout_bench' });
+const sql = db.sql;
+const [org] = await sql`select id from organizations where name = 'Bench export 1'`;
+const accounts = (await sql`select id from ad_accounts where organization_id = ${org.id} order by id`).map((r) => r.id);
+const [{ day }] = await sql`select max(day)::text as day from facts where organization_id = ${org.id}`;
+let t0 = performance.now();
+let n = 0;
+for await (const batch of query(sql, 'report-data-creative', [accounts, null, day, day, 'USD', null, false] as never[]).cursor(2000)) n += batch.length;
+console.log('cursor 2000:', n, Math.round(performance.now() - t0), 'ms');
+t0 = performance.now();
+const plain = await sql.unsafe(`explain analyze select cr.id, sum(f.impressions) from report_facts($1, null, $2, $2, 'USD') f join creatives cr on cr.id = f.creative_id group by cr.id order by cr.name, cr.id`, [accounts, day]);
+console.log(plain.map((r) => r['QUERY PLAN']).join('\n').slice(0, 3000));
+await db.close();
