@@ -127,20 +127,22 @@ export function createApp(deps: AppDeps): App {
 
   const handle = async function handle(request: Request): Promise<Response> {
     const startedAt = clock();
-    let trace = traceFrom(null);
-    let ctx = fallbackContext(request, trace, startedAt);
+    let trace: Trace | undefined;
+    let ctx: Context | undefined;
     let response: Response;
-    const deadline = new AbortController();
+    let deadline: AbortController | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => (deadline.abort(), reject(requestTimeout())), config.requestDeadlineMs);
+      timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
     });
     timedOut.catch(() => {});
     try {
       trace = traceFrom(request.headers.get('traceparent'));
-      ctx = createContext(request, trace, startedAt, deadline.signal);
-      response = (await Promise.race([router.fetch(ctx), timedOut])) ?? toProblem(new Error('no route answered'), ctx);
+      ctx = createContext(request, trace, startedAt, () => (deadline ??= new AbortController()).signal);
+      response = (await Promise.race([router.fetch(ctx), timedOut])) ?? toProblem(new Error('no route answered'), ctx!);
     } catch (error) {
+      trace ??= traceFrom(null);
+      ctx ??= fallbackContext(request, trace, startedAt);
       response = toProblem(error, ctx);
     } finally {
       clearTimeout(timer);
@@ -155,7 +157,7 @@ export function createApp(deps: AppDeps): App {
       status: response.status,
       ms: clock() - startedAt,
       clientId: ctx.log.clientId ?? null,
-      traceId: trace.traceId,
+      traceId: ctx.trace.traceId,
       cost: ctx.log.cost ?? 0,
       ...(ctx.log.error ? { error: ctx.log.error } : {}),
     });

@@ -33,7 +33,8 @@ export type Context = {
 
 const never = new AbortController().signal;
 
-export function createContext(request: Request, trace: Trace, startedAt: number, deadline: AbortSignal = never): Context {
+/** The deadline's signal is made only when a route asks for it: an AbortController per request is not free. */
+export function createContext(request: Request, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
   const url = new URL(request.url);
   return {
     method: request.method === 'HEAD' ? 'GET' : request.method,
@@ -47,6 +48,8 @@ export function createContext(request: Request, trace: Trace, startedAt: number,
     query: {},
     headers: {},
     log: {},
-    deadline,
+    get deadline() {
+      return deadline();
+    },
   };
 }

@@ -56,7 +56,7 @@ try {
   process.exit(2);
 }
 
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true });
 const applied = await migrate(database.sql);
 if (applied.length) note('migrations applied', { applied });
 

@@ -115,6 +115,21 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
   assert.is(await remaining(), 5, 'a second refund gives nothing more');
 });
 
+it('concurrent charges and refunds never deadlock: every one succeeds and they net to zero', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const meter = quota(t.db.sql, () => t.clock.now);
+  const contexts = Array.from({ length: 40 }, () => ({ principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} }) as unknown as Context);
+  // Charges and refunds interleave: half the requests are refunded while the others are still charging.
+  await Promise.all(contexts.map(async (ctx, i) => {
+    await meter.charge(ctx, 3);
+    if (i % 2 === 0) await meter.refund(ctx);
+  }));
+  await Promise.all(contexts.filter((_, i) => i % 2 === 1).map((ctx) => meter.refund(ctx)));
+  const [row] = await t.db.sql`select w.used as window, (select used from quota_client_usage where client_id = ${client.clientId}) as client
+    from quota_windows w where w.organization_id = ${org}`;
+  assert.equal({ ...row }, { window: 0, client: 0 });
+});
+
 it.run();
 
 // ---

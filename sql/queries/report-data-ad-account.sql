@@ -1,7 +1,6 @@
 -- Report data grouped by ad account, ordered by account name, then id.
--- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select json_build_object('adAccountId', a.id, 'adAccountName', a.name, 'platform', a.platform) as dimensions,
-       a.name, a.id::text as key,
+-- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select a.id as "adAccountId", a.name as "adAccountName", a.platform,
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions

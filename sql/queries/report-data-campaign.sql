@@ -1,7 +1,6 @@
 -- Report data grouped by campaign, ordered by campaign name, then id.
--- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select json_build_object('campaignId', c.id, 'campaignName', c.name, 'adAccountId', c.ad_account_id, 'externalId', c.external_id) as dimensions,
-       c.name, c.id::text as key,
+-- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAccountId", c.external_id as "externalId",
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions

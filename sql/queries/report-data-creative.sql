@@ -1,8 +1,7 @@
 -- Report data grouped by creative (the video grouping: $7 true keeps only creatives whose format is video), ordered by
 -- creative name, then id.
--- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select json_build_object('creativeId', cr.id, 'creativeName', cr.name, 'campaignId', cr.campaign_id) as dimensions,
-       cr.name, cr.id::text as key,
+-- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions

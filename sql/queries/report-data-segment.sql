@@ -1,8 +1,7 @@
 -- Report data grouped by segment: each of segments $7 sums the facts of its member campaigns (a campaign in two
 -- segments counts in both). Ordered by segment name, then id.
--- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select json_build_object('segmentId', s.id, 'segmentName', s.name) as dimensions,
-       s.name, s.id::text as key,
+-- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select s.id as "segmentId", s.name as "segmentName",
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions

@@ -1,6 +1,6 @@
 -- Report data grouped as one total row (dimensions {}). Sums of the base metrics in the report's currency.
--- Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select '{}'::json as dimensions, '' as name, '' as key,
+-- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+select
        coalesce(sum(f.impressions), 0)::float8 as impressions, coalesce(sum(f.clicks), 0)::float8 as clicks,
        coalesce(sum(f.spend), 0) as spend, coalesce(sum(f.conversions), 0) as conversions,
        coalesce(sum(f.conversion_value), 0) as conversion_value, coalesce(sum(f.video_views), 0)::float8 as video_views,

@@ -1,20 +1,15 @@
 // The two export files of DECISIONS §7: CSV (RFC 4180) and an XLSX workbook of one sheet, both written as a stream.
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
+import rowTemplate from 'xlsx-write-stream/dist/templates/row.js';
+
+type RowTemplate = (index: number, values: unknown[], shouldFormat: boolean) => string;
+// A CommonJS module compiled from ESM: its function is `default` whichever way the runtime interoperates.
+const Row: RowTemplate = (rowTemplate as unknown as { default?: RowTemplate }).default ?? (rowTemplate as unknown as RowTemplate);
 import { csvField } from '../csv.ts';
+import { DIMENSION_KEYS } from './dimensions.ts';
 import type { Grouping } from './params.ts';
 import type { DataRow } from './rows.ts';
-
-/** DECISIONS §6: each grouping's dimension keys, which are also the export's first columns. */
-export const DIMENSION_KEYS: Record<Grouping, string[]> = {
-  total: [],
-  campaign: ['campaignId', 'campaignName', 'adAccountId', 'externalId'],
-  segment: ['segmentId', 'segmentName'],
-  month: ['month'],
-  'ad-account': ['adAccountId', 'adAccountName', 'platform'],
-  video: ['creativeId', 'creativeName', 'campaignId'],
-  creative: ['creativeId', 'creativeName', 'campaignId'],
-};
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',
@@ -38,7 +33,7 @@ export type StreamEnd = { done(): void; cancel(): void };
 /** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
 const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
-const cells = (row: DataRow, keys: string[], metrics: string[]) => [
+const cells = (row: DataRow, keys: readonly string[], metrics: string[]) => [
   ...keys.map((key) => {
     const value = row.dimensions[key];
     return value === null || value === undefined ? '' : neutralised(String(value));
@@ -84,20 +79,35 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
   });
 }
 
+const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
+
 /** XLSX: one sheet, a header of display names, numbers as numeric cells and names as text. */
 export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
   const keys = DIMENSION_KEYS[sheet.grouping];
   const workbook = new XLSXTransformStream();
+  // xlsx-write-stream renders one row per stream chunk, and per-chunk overhead caps it near 15,000 rows a second;
+  // its sheet stream here takes a batch per chunk, rendered with the library's own row template.
+  const rows = (workbook as unknown as { rowTransform: Transform & { rowCount: number } }).rowTransform;
+  rows._transform = (batch: unknown[][], _encoding, callback) => {
+    let xml = '';
+    for (const values of batch) xml += Row(rows.rowCount++, values, false);
+    callback(null, xml);
+  };
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
+  // The archive pushes its output whether or not anyone reads it; the feed waits while the reader is behind.
+  let pulled: () => void = () => {};
+  const readerCaughtUp = async () => {
+    while (!stopped && workbook.readableLength > OUTPUT_HIGH_WATER) await new Promise<void>((resolve) => (pulled = resolve));
+  };
+  const write = (batch: unknown[][]) => (rows.write(batch) ? undefined : new Promise((resolve) => rows.once('drain', resolve)));
   const feed = async () => {
     try {
-      workbook.write(header);
+      await write([header]);
       for await (const batch of sheet.rows) {
-        for (const row of batch) {
-          if (stopped) return;
-          if (!workbook.write(cells(row, keys, sheet.metrics))) await new Promise((resolve) => workbook.once('drain', resolve));
-        }
+        if (stopped) return;
+        await write(batch.map((row) => cells(row, keys, sheet.metrics)));
+        await readerCaughtUp();
       }
       workbook.end();
     } catch (error) {
@@ -113,6 +123,7 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
     async pull(controller) {
       try {
         const next = await reader.read();
+        pulled();
         if (next.done) controller.close();
         else controller.enqueue(next.value);
       } catch (error) {

@@ -54,11 +54,20 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
 const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
 
-/** The metrics object of one row. */
+/** The metrics object of one row: only the metrics asked for, and every system one only when a formula needs it. */
 export function rowMetrics(sums: Sums, metrics: MetricPlan[]): Record<string, number | null> {
-  const system: Record<string, number | null> = {};
-  for (const [name, metric] of Object.entries(SYSTEM_METRICS)) system[name] = metric.compute(sums);
+  let system: Record<string, number | null> | undefined;
   const out: Record<string, number | null> = {};
-  for (const metric of metrics) out[metric.name] = tidy(metric.formula ? evaluate(metric.formula, system) : system[metric.name]);
+  for (const metric of metrics) {
+    if (metric.formula) {
+      if (!system) {
+        system = {};
+        for (const [name, m] of Object.entries(SYSTEM_METRICS)) system[name] = m.compute(sums);
+      }
+      out[metric.name] = tidy(evaluate(metric.formula, system));
+    } else {
+      out[metric.name] = tidy(SYSTEM_METRICS[metric.name].compute(sums));
+    }
+  }
   return out;
 }

@@ -1,0 +1,36 @@
+import { createApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/database.ts';
+import { runCommand } from '../src/cli/run.ts';
+const db = await openDatabase({ databaseUrl: 'postgres://postgres@127.0.0.1:5432/readout_bench' });
+const sql = db.sql;
+const [org] = await sql`select id from organizations where name = 'Bench 1'`;
+const [report] = await sql`select id from reports where organization_id = ${org.id}`;
+const out = JSON.parse((await runCommand(['client', 'create', '--org', org.id, '--name', 'p', '--scopes', 'reports:read reports:data', '--reports', 'all', '--ad-accounts', 'all', '--json'], { sql, now: Date.now(), progress: () => {} })).stdout);
+const app = createApp({ sql, config: loadConfig({}), log: () => {} });
+const tok = await (await app(new Request('http://x/api/connect/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: out.clientId, client_secret: out.clientSecret }) }))).json();
+const url = `http://x/v1/reports/${report.id}/data?dateFrom=2025-10-19&dateTo=2026-11-21&groupBy=campaign`;
+const h = { authorization: `Bearer ${tok.access_token}` };
+let t0 = performance.now();
+const first = await app(new Request(url, { headers: h }));
+console.log('data', first.status, Math.round(performance.now() - t0), 'ms', first.headers.get('etag'));
+await first.arrayBuffer();
+for (let i = 0; i < 3; i++) {
+  t0 = performance.now();
+  const r = await app(new Request(url, { headers: { ...h, 'if-none-match': first.headers.get('etag')! } }));
+  console.log('conditional', r.status, (performance.now() - t0).toFixed(1), 'ms');
+}
+t0 = performance.now();
+for (let i = 0; i < 200; i++) await (await app(new Request('http://x/v1/reports', { headers: h }))).arrayBuffer();
+console.log('/v1/reports sequential', ((performance.now() - t0) / 200).toFixed(2), 'ms each');
+t0 = performance.now();
+for (let i = 0; i < 200; i++) await (await app(new Request('http://x/v1/health'))).arrayBuffer();
+console.log('/v1/health sequential', ((performance.now() - t0) / 200).toFixed(2), 'ms each');
+t0 = performance.now();
+for (let i = 0; i < 200; i++) await sql`select outcome from charge_quota(${org.id}, ${out.clientId}, ${new Date(Math.floor(Date.now() / 3600000) * 3600000)}, 1)`;
+console.log('charge sequential', ((performance.now() - t0) / 200).toFixed(2), 'ms each');
+t0 = performance.now();
+for (let i = 0; i < 200; i++) await sql.unsafe(`select report_definition(r, true, '{}') from reports r where organization_id = $1`, [org.id]);
+console.log('list sequential', ((performance.now() - t0) / 200).toFixed(2), 'ms each');
+await sql`update api_clients set revoked_at = now() where id = ${out.clientId}`;
+await db.close();

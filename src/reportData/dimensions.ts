@@ -1,0 +1,12 @@
+// DECISIONS §6: each grouping's dimension keys, which are also its query's first columns and the exports' first columns.
+import type { Grouping } from './params.ts';
+
+export const DIMENSION_KEYS: Record<Grouping, readonly string[]> = {
+  total: [],
+  campaign: ['campaignId', 'campaignName', 'adAccountId', 'externalId'],
+  segment: ['segmentId', 'segmentName'],
+  month: ['month'],
+  'ad-account': ['adAccountId', 'adAccountName', 'platform'],
+  video: ['creativeId', 'creativeName', 'campaignId'],
+  creative: ['creativeId', 'creativeName', 'campaignId'],
+};
