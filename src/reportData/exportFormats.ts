@@ -79,7 +79,8 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
   });
 }
 
-const OUTPUT_HIGH_WATER = 4 * 1024 * 1024;
+/** The workbook stream is in object mode: its buffered output is counted in chunks (zip output, ~16 kB each). */
+const OUTPUT_HIGH_WATER = 64;
 
 /** XLSX: one sheet, a header of display names, numbers as numeric cells and names as text. */
 export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
