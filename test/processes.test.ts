@@ -2,7 +2,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from './support/app.ts';
-import { createClient, createOrg } from './support/fixtures.ts';
+import { onPostgres } from './support/database.ts';
+import { createClient, createOrg, tenant, type Client } from './support/fixtures.ts';
+import { fixtureReport } from './support/importFixture.ts';
+
+async function tokenFrom(server: RunningServer, client: Client): Promise<string> {
+  const res = await fetch(`${server.url}/api/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  return (await res.json()).access_token;
+}
 import { run, startServer, type RunningServer } from './support/server.ts';
 
 const it = suite('processes');
@@ -43,6 +54,38 @@ it('a client revoked through `readout client revoke` is refused by two servers w
     assert.ok(took <= 1100, `took ${took} ms`);
   } finally {
     for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
+it('an export cut by the deadline mid-stream ends that download, not the server', async () => {
+  if (!onPostgres) return; // Only PostgreSQL can cancel the query the deadline cuts.
+  const t = await testApp();
+  let server: RunningServer | undefined;
+  const blocker = await t.db.sql.reserve();
+  try {
+    const { org, client } = await tenant(t);
+    const { report } = await fixtureReport(t, org);
+    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', REQUEST_DEADLINE_MS: '1500' });
+    const token = await tokenFrom(server, client);
+    await blocker`begin`;
+    await blocker`lock table facts in access exclusive mode`;
+    const res = await fetch(`${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, { headers: { authorization: `Bearer ${token}` } });
+    assert.is(res.status, 200);
+    let cut = false;
+    try {
+      for await (const _ of res.body!);
+    } catch {
+      cut = true;
+    }
+    assert.ok(cut, 'the client sees a cut download, not a short file');
+    await blocker`rollback`;
+    assert.is((await fetch(`${server.url}/v1/health`)).status, 200, 'the server is still up');
+    assert.not.match(server.output(), /Unhandled 'error' event/);
+  } finally {
+    await blocker`rollback`.catch(() => {});
+    blocker.release();
+    await server?.stop();
     await t.close();
   }
 });

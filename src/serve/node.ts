@@ -1,13 +1,42 @@
 // Node adapter: @whatwg-node/server on node:http, with its fast Response class.
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter, Response } from '@whatwg-node/server';
 import { useResponseClass } from '../respond.ts';
 import type { Serve } from './types.ts';
 
+/**
+ * A streamed attachment (an export) that fails midway must reach the client as a cut connection, so a partial file
+ * is never taken for a whole one. whatwg-node turns an errored body into a Node stream 'error' nobody listens to,
+ * which ends the process; so the body is relayed here, and a failure destroys the socket instead.
+ */
+function guardStream(response: globalThis.Response, res: ServerResponse | undefined): globalThis.Response {
+  if (!response.body || !response.headers.has('content-disposition')) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch {
+        res?.destroy();
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers }) as unknown as globalThis.Response;
+}
+
 export const serve: Serve = async (app, { port, host }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
-  const server = createServer(createServerAdapter((request: Request) => app(request)));
+  const adapter = createServerAdapter(async (request: Request, context: unknown) =>
+    guardStream(await app(request), (context as { res?: ServerResponse } | undefined)?.res),
+  );
+  const server = createServer(adapter);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
