@@ -5,7 +5,6 @@ import fc from 'fast-check';
 import { PROBLEM_TYPES } from '../src/problem.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { tokenRequest } from './support/fixtures.ts';
 
 type Ctx = { t: TestApp; d: DemoIds; paths: string[] };
 const it = suite<Ctx>('hostile input');
@@ -111,8 +110,13 @@ it('the token endpoint answers RFC 6749 errors to anything', async ({ t }) => {
   const raw = new Uint8Array([0x67, 0x72, 0x61, 0x6e, 0x74, 0x5f, 0x74, 0x79, 0x70, 0x65, 0x3d, 0xff, 0xfe]);
   const res = await t.fetch('/api/connect/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: raw });
   assert.is((await res.json()).error, 'invalid_request', 'non-UTF-8 body');
-  const duplicated = await t.fetch('/api/connect/token', tokenRequest({ grant_type: 'client_credentials' }, {}));
+  const duplicated = await t.fetch('/api/connect/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials&client_id=rdc_x&client_secret=a&client_secret=b',
+  });
   assert.is(duplicated.status, 400);
+  assert.match((await duplicated.json()).error_description, 'client_secret is repeated');
 });
 
 it.run();

@@ -3,18 +3,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from './support/app.ts';
 import { onPostgres } from './support/database.ts';
-import { createClient, createOrg, tenant, type Client } from './support/fixtures.ts';
+import { createClient, createOrg, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
-
-async function tokenFrom(server: RunningServer, client: Client): Promise<string> {
-  const res = await fetch(`${server.url}/api/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-  });
-  return (await res.json()).access_token;
-}
-import { run, startServer, type RunningServer } from './support/server.ts';
+import { run, startServer, tokenFrom, type RunningServer } from './support/server.ts';
 
 const it = suite('processes');
 
@@ -26,12 +17,7 @@ it('a client revoked through `readout client revoke` is refused by two servers w
     const client = await createClient(t.db.sql, org);
     const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off' };
     servers.push(await startServer(env), await startServer(env));
-    const res = await fetch(`${servers[0].url}/api/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    const { access_token } = await res.json();
+    const access_token = await tokenFrom(servers[0], client);
     const status = (server: RunningServer, path: string) =>
       fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status));
     for (const server of servers) {

@@ -6,7 +6,7 @@ import { openDatabase } from '../src/database.ts';
 import { quota } from '../src/quota.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
-import { startServer, type RunningServer } from './support/server.ts';
+import { startServer, tokenFrom, type RunningServer } from './support/server.ts';
 
 const it = suite<{ t: TestApp }>('quota');
 it.before(async (ctx) => {
@@ -189,12 +189,7 @@ processes('300 concurrent requests against a budget of 100 from two server proce
     const client = await createClient(t.db.sql, org);
     const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test' };
     servers.push(await startServer(env), await startServer(env));
-    const tokenRes = await fetch(`${servers[0].url}/api/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
-    });
-    const { access_token } = await tokenRes.json();
+    const access_token = await tokenFrom(servers[0], client);
     const statuses = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
         fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),

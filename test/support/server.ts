@@ -34,6 +34,16 @@ export function temporaryDir(): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** A token from a running server, for a client made by the test. */
+export async function tokenFrom(server: { url: string }, client: { clientId: string; clientSecret: string }): Promise<string> {
+  const res = await fetch(`${server.url}/api/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  return (await res.json()).access_token;
+}
+
 /** Starts src/main.ts on a free port and waits for its "listening" log line. */
 export async function startServer(env: Record<string, string>, runtime: Runtime = 'node'): Promise<RunningServer> {
   const [cmd, args] = command(runtime, 'src/main.ts');
