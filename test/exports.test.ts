@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readCsv } from '../src/csv.ts';
+import { csvStream, xlsxStream } from '../src/reportData/exportFormats.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres } from './support/database.ts';
 import { bearer, createClient, getToken, tenant } from './support/fixtures.ts';
@@ -117,29 +118,63 @@ it('a weak ETag of its own, and 304 with the charge refunded', async (ctx) => {
   assert.is(await remaining(), before, 'the 304 cost nothing');
 });
 
-it('a client that disconnects mid-download stops the query', async (ctx) => {
-  if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
-  const blocker = await ctx.t.db.sql.reserve();
-  try {
-    await blocker`begin`;
-    await blocker`lock table facts in access exclusive mode`;
-    const res = await get(ctx, `export.csv?${Q}&groupBy=campaign`);
-    assert.is(res.status, 200);
-    const reader = res.body!.getReader();
-    await reader.read(); // the header row
-    const pending = reader.read(); // waits on the blocked query
-    await new Promise((r) => setTimeout(r, 200));
-    const running = async () =>
-      (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`)[0].n;
-    assert.is(await running(), 1, 'the export query is waiting');
-    await reader.cancel();
-    await pending.catch(() => {});
-    await new Promise((r) => setTimeout(r, 300));
-    assert.is(await running(), 0, 'the query is gone');
-  } finally {
-    await blocker`rollback`;
-    blocker.release();
+for (const ext of ['csv', 'xlsx']) {
+  it(`a client that disconnects mid-download stops the query (${ext})`, async (ctx) => {
+    if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
+    const blocker = await ctx.t.db.sql.reserve();
+    try {
+      await blocker`begin`;
+      await blocker`lock table facts in access exclusive mode`;
+      const res = await get(ctx, `export.${ext}?${Q}&groupBy=campaign`);
+      assert.is(res.status, 200);
+      const reader = res.body!.getReader();
+      if (ext === 'csv') await reader.read(); // the header row
+      const pending = reader.read(); // waits on the blocked query
+      await new Promise((r) => setTimeout(r, 200));
+      const running = async () =>
+        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`)[0].n;
+      assert.is(await running(), 1, 'the export query is waiting');
+      await reader.cancel();
+      await pending.catch(() => {});
+      await new Promise((r) => setTimeout(r, 300));
+      assert.is(await running(), 0, 'the query is gone');
+    } finally {
+      await blocker`rollback`;
+      blocker.release();
+    }
+  });
+}
+
+/** An endless source of rows, counting what the export has taken from it. */
+function endlessRows() {
+  const source = { taken: 0, rows: batches() };
+  async function* batches() {
+    for (let b = 0; ; b++) {
+      const batch = Array.from({ length: 5000 }, (_, i) => ({
+        dimensions: { creativeId: `${b}-${i}-${Math.random()}`, creativeName: `Creative ${b}/${i}`, campaignId: 'c' },
+        metrics: { impressions: Math.floor(Math.random() * 1e6), spend: Math.random() * 1000 },
+      }));
+      source.taken += batch.length;
+      yield batch;
+    }
   }
-});
+  return source;
+}
+
+for (const [ext, write] of [['csv', csvStream], ['xlsx', xlsxStream]] as const) {
+  it(`a client that stops reading holds the ${ext} export back: the rows taken stay bounded`, async () => {
+    const source = endlessRows();
+    const stream = write({ grouping: 'creative', metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows }, { done() {}, cancel() {} });
+    const reader = stream.getReader();
+    await reader.read();
+    await new Promise((r) => setTimeout(r, 1000));
+    const stalled = source.taken;
+    await new Promise((r) => setTimeout(r, 500));
+    assert.is(source.taken, stalled, 'nothing more is taken while nobody reads');
+    // What the archive buffers (about 1 MB each way, compressed) is all that runs ahead of the reader.
+    assert.ok(stalled <= 100_000, `${stalled} rows taken ahead of the reader`);
+    await reader.cancel();
+  });
+}
 
 it.run();

@@ -1,5 +1,5 @@
 // The two export files of DECISIONS §7: CSV (RFC 4180) and an XLSX workbook of one sheet, both written as a stream.
-import { Readable, type Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
 import { sheetRow } from './sheetRow.ts';
 import { csvField } from '../csv.ts';
@@ -75,17 +75,31 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
   });
 }
 
-/** The workbook stream is in object mode: its buffered output is counted in chunks (zip output, ~16 kB each). */
-const OUTPUT_HIGH_WATER = 64;
+/** Rows rendered per write into the sheet stream: about 50 kB of XML, so its 16-chunk buffers hold a few MB at most. */
+const SHEET_CHUNK_ROWS = 200;
 
-/** XLSX: one sheet, a header of display names, numbers as numeric cells and names as text. */
+type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(error?: Error): void };
+
+/**
+ * XLSX: one sheet, a header of display names, numbers as numeric cells and names as text.
+ *
+ * xlsx-write-stream's own output pushes every zip chunk whether or not anyone reads it, so a fast database and a
+ * slow client would buffer the whole file. Here the response reads the zip archive itself, so backpressure runs
+ * from the socket through the archive and the sheet stream to the database cursor: memory stays flat.
+ */
 export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
   const keys = DIMENSION_KEYS[sheet.grouping];
-  const workbook = new XLSXTransformStream();
-  // xlsx-write-stream renders one row per stream chunk, sanitising each string a character at a time into fresh
-  // Buffers: at a million rows that is a minute and hundreds of MB. Its sheet stream here takes a batch per chunk,
+  const workbook = new XLSXTransformStream() as unknown as { zip: Archive; rowTransform: Transform & { rowCount: number } };
+  const zip = workbook.zip;
+  zip.removeAllListeners('data');
+  zip.pause();
+  // The library prints archive errors to the console; here they reach the response through the reader instead.
+  zip.removeAllListeners('error');
+  zip.on('error', () => {});
+  // The library renders one row per stream chunk, sanitising each string a character at a time into fresh Buffers:
+  // at a million rows that is a minute and hundreds of MB. Its sheet stream here takes a run of rows per chunk,
   // rendered by sheetRow (the same cells, escaped with one regular expression).
-  const rows = (workbook as unknown as { rowTransform: Transform & { rowCount: number } }).rowTransform;
+  const rows = workbook.rowTransform;
   rows._transform = (batch: unknown[][], _encoding, callback) => {
     let xml = '';
     for (const values of batch) xml += sheetRow(rows.rowCount++, values);
@@ -93,35 +107,37 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
   };
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
-  // The archive pushes its output whether or not anyone reads it; the feed waits while the reader is behind.
-  let pulled: () => void = () => {};
-  const readerCaughtUp = async () => {
-    while (!stopped && workbook.readableLength > OUTPUT_HIGH_WATER) await new Promise<void>((resolve) => (pulled = resolve));
+  // A write past the buffer waits for it to drain, or for the stream to close when the client has gone.
+  const write = (batch: unknown[][]) => {
+    if (rows.write(batch)) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => (rows.off('drain', done), rows.off('close', done), resolve());
+      rows.on('drain', done).on('close', done);
+    });
   };
-  const write = (batch: unknown[][]) => (rows.write(batch) ? undefined : new Promise((resolve) => rows.once('drain', resolve)));
   const feed = async () => {
     try {
       await write([header]);
       for await (const batch of sheet.rows) {
+        for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
+          await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((row) => cells(row, keys, sheet.metrics)));
+        }
         if (stopped) return;
-        await write(batch.map((row) => cells(row, keys, sheet.metrics)));
-        await readerCaughtUp();
       }
-      workbook.end();
+      rows.end();
+      await zip.finalize();
     } catch (error) {
-      workbook.destroy(error as Error);
+      zip.destroy(error as Error);
     } finally {
       end.done();
     }
   };
   void feed();
-  const web = Readable.toWeb(workbook) as unknown as ReadableStream<Uint8Array>;
-  const reader = web.getReader();
+  const output = (zip as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const next = await reader.read();
-        pulled();
+        const next = await output.next();
         if (next.done) controller.close();
         else controller.enqueue(next.value);
       } catch (error) {
@@ -131,7 +147,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
     cancel() {
       stopped = true;
       end.cancel();
-      workbook.destroy();
+      zip.destroy();
+      rows.destroy();
     },
   });
 }
