@@ -150,10 +150,8 @@ function endlessRows() {
   const source = { taken: 0, rows: batches() };
   async function* batches() {
     for (let b = 0; ; b++) {
-      const batch = Array.from({ length: 5000 }, (_, i) => ({
-        dimensions: { creativeId: `${b}-${i}-${Math.random()}`, creativeName: `Creative ${b}/${i}`, campaignId: 'c' },
-        metrics: { impressions: Math.floor(Math.random() * 1e6), spend: Math.random() * 1000 },
-      }));
+      // The creative grouping's cells: creativeId, creativeName, campaignId, then impressions and spend.
+      const batch = Array.from({ length: 5000 }, (_, i) => [`${b}-${i}-${Math.random()}`, `Creative ${b}/${i}`, 'c', Math.floor(Math.random() * 1e6), Math.random() * 1000]);
       source.taken += batch.length;
       yield batch;
     }

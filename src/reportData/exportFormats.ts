@@ -5,7 +5,7 @@ import { sheetRow } from './sheetRow.ts';
 import { csvField } from '../csv.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import type { Grouping } from './params.ts';
-import type { DataRow } from './rows.ts';
+import type { Cells } from './rows.ts';
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',
@@ -21,7 +21,8 @@ const DIMENSION_TITLES: Record<string, string> = {
   creativeName: 'Creative',
 };
 
-export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<DataRow[]> };
+/** rows: each row's cells, the grouping's dimension values first, then the metric values, in header order. */
+export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[]> };
 
 /** done: the file is complete or failed; cancel: the client went away, so stop the query. */
 export type StreamEnd = { done(): void; cancel(): void };
@@ -29,15 +30,29 @@ export type StreamEnd = { done(): void; cancel(): void };
 /** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
 const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
-const cells = (row: DataRow, keys: readonly string[], metrics: string[]) => [
-  ...keys.map((key) => {
-    const value = row.dimensions[key];
-    return value === null || value === undefined ? '' : neutralised(String(value));
-  }),
-  ...metrics.map((metric) => row.metrics[metric] ?? null),
-];
+/** Dimension cells are text: neutralised, in place (the cells are the export's own). */
+function neutraliseText(cells: Cells, dimensions: number): Cells {
+  for (let i = 0; i < dimensions; i++) {
+    const value = cells[i];
+    if (value !== null && value !== undefined) cells[i] = neutralised(String(value));
+  }
+  return cells;
+}
+
+/** One CSV record: text quoted where RFC 4180 needs it, numbers plainly, null as an empty cell. */
+function csvRecord(cells: Cells, dimensions: number): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) {
+    const value = cells[i];
+    if (i > 0) line += ',';
+    if (value === null || value === undefined) continue;
+    line += i < dimensions ? csvField(neutralised(String(value))) : String(value);
+  }
+  return `${line}\r\n`;
+}
 
 const encoder = new TextEncoder();
+const CSV_CHUNK_CHARS = 16_384;
 
 /** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
 export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
@@ -58,11 +73,17 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
           controller.close();
           return;
         }
+        // Encoded a few kB at a time: text past 128 kB would be allocated straight into V8's old generation, where
+        // garbage waits for a full collection and the heap grows by tens of MB over a long export.
         let text = '';
-        for (const row of next.value) {
-          text += `${cells(row, keys, sheet.metrics).map((v) => (typeof v === 'number' ? String(v) : v === null ? '' : csvField(v))).join(',')}\r\n`;
+        for (const cells of next.value) {
+          text += csvRecord(cells, keys.length);
+          if (text.length >= CSV_CHUNK_CHARS) {
+            controller.enqueue(encoder.encode(text));
+            text = '';
+          }
         }
-        controller.enqueue(encoder.encode(text));
+        if (text) controller.enqueue(encoder.encode(text));
       } catch (error) {
         end.done();
         controller.error(error);
@@ -105,6 +126,11 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
     for (const values of batch) xml += sheetRow(rows.rowCount++, values);
     callback(null, xml);
   };
+  // Its object-mode buffers would hold 16 chunks a side: rows waiting that long outlive V8's young generation,
+  // and a long export then grows the heap by tens of MB. One chunk a side keeps the pipeline moving.
+  const state = rows as unknown as { _writableState: { highWaterMark: number }; _readableState: { highWaterMark: number } };
+  state._writableState.highWaterMark = 1;
+  state._readableState.highWaterMark = 1;
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
   // A write past the buffer waits for it to drain, or for the stream to close when the client has gone.
@@ -120,7 +146,7 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
       await write([header]);
       for await (const batch of sheet.rows) {
         for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
-          await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((row) => cells(row, keys, sheet.metrics)));
+          await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((cells) => neutraliseText(cells, keys.length)));
         }
         if (stopped) return;
       }

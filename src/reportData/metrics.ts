@@ -54,20 +54,28 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
 const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
 
-/** The metrics object of one row: only the metrics asked for, and every system one only when a formula needs it. */
-export function rowMetrics(sums: Sums, metrics: MetricPlan[]): Record<string, number | null> {
+/** Writes one row's metrics, in the order asked, into `out` from `at`: every system one only when a formula needs it. */
+export function writeMetrics(sums: Sums, metrics: MetricPlan[], out: unknown[], at: number): void {
   let system: Record<string, number | null> | undefined;
-  const out: Record<string, number | null> = {};
-  for (const metric of metrics) {
+  for (let i = 0; i < metrics.length; i++) {
+    const metric = metrics[i];
     if (metric.formula) {
       if (!system) {
         system = {};
         for (const [name, m] of Object.entries(SYSTEM_METRICS)) system[name] = m.compute(sums);
       }
-      out[metric.name] = tidy(evaluate(metric.formula, system));
+      out[at + i] = tidy(evaluate(metric.formula, system));
     } else {
-      out[metric.name] = tidy(SYSTEM_METRICS[metric.name].compute(sums));
+      out[at + i] = tidy(SYSTEM_METRICS[metric.name].compute(sums));
     }
   }
+}
+
+/** The metrics object of one row: only the metrics asked for. */
+export function rowMetrics(sums: Sums, metrics: MetricPlan[]): Record<string, number | null> {
+  const values: (number | null)[] = [];
+  writeMetrics(sums, metrics, values, 0);
+  const out: Record<string, number | null> = {};
+  for (let i = 0; i < metrics.length; i++) out[metrics[i].name] = values[i];
   return out;
 }

@@ -4,7 +4,7 @@ import type { Sql } from '../database.ts';
 import { beforeDeadline } from '../deadline.ts';
 import { query } from '../queries.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
-import { rowMetrics, type Sums } from './metrics.ts';
+import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
 import type { PreparedData } from './prepare.ts';
 
 export type DataRow = { dimensions: Record<string, unknown>; metrics: Record<string, number | null> };
@@ -60,15 +60,28 @@ export async function dataRows(sql: Sql, ctx: Context, data: PreparedData, range
   return rows;
 }
 
-const CURSOR_ROWS = 5_000;
+const CURSOR_ROWS = 1_000;
+
+/** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
+export type Cells = unknown[];
+
+function toCells(row: SumRow, keys: readonly string[], data: PreparedData): Cells {
+  const cells: Cells = new Array(keys.length + data.metrics.length);
+  for (let i = 0; i < keys.length; i++) cells[i] = row[keys[i]];
+  writeMetrics(row, data.metrics, cells, keys.length);
+  return cells;
+}
 
 /**
- * The same rows, one batch at a time from a cursor, so an export's memory does not grow with its row count.
+ * The same rows as cells, one batch at a time from a cursor, so an export's memory does not grow with its row
+ * count; batches are small, so each dies young instead of being promoted and collected late.
  * A sort needs every row's metrics first, so a sorted export reads them all (one row per entity, not per day).
  */
-export async function* streamRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<DataRow[]> {
+export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Cells[]> {
+  const keys = DIMENSION_KEYS[data.grouping];
   if (data.params.sort !== undefined || data.accountIds.length === 0) {
-    yield await dataRows(sql, ctx, data, range);
+    const rows = await dataRows(sql, ctx, data, range);
+    yield rows.map((row) => [...keys.map((key) => row.dimensions[key]), ...data.metrics.map((m) => row.metrics[m.name])]);
     return;
   }
   // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
@@ -77,7 +90,9 @@ export async function* streamRows(sql: Sql, ctx: Context, data: PreparedData, ra
   ctx.deadline.addEventListener('abort', cancel, { once: true });
   try {
     for await (const batch of pending.cursor(CURSOR_ROWS)) {
-      yield batch.map((row) => toRow(row, data));
+      const cells = new Array<Cells>(batch.length);
+      for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
+      yield cells;
     }
   } finally {
     ctx.deadline.removeEventListener('abort', cancel);
