@@ -175,7 +175,9 @@ let sql: Sql;
 let closeDb = async () => {};
 
 try {
-  const server = await start(pin(0, ['node', '--import', 'tsx', 'src/main.ts']), serverEnv);
+  // The server runs exactly as `npm start` runs it (package.json), flags and all.
+  const startScript = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string;
+  const server = await start(pin(0, (process.env.BENCH_START ?? startScript).split(/\s+/)), serverEnv);
   processes.push(server);
   const db = await openDatabase(embedded ? { dataDir } : { databaseUrl: process.env.DATABASE_URL });
   sql = db.sql;
