@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { readCsv } from '../src/csv.ts';
 import { csvStream, xlsxStream } from '../src/reportData/exportFormats.ts';
 import { testApp, type TestApp } from './support/app.ts';
-import { onPostgres } from './support/database.ts';
+import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, createClient, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
 import { readXlsx } from './support/xlsx.ts';
@@ -124,7 +124,7 @@ for (const ext of ['csv', 'xlsx']) {
     const blocker = await ctx.t.db.sql.reserve();
     try {
       await blocker`begin`;
-      await blocker`lock table facts in access exclusive mode`;
+      await blocker.unsafe(LOCK_FACTS);
       const res = await get(ctx, `export.${ext}?${Q}&groupBy=campaign`);
       assert.is(res.status, 200);
       const reader = res.body!.getReader();
@@ -132,7 +132,7 @@ for (const ext of ['csv', 'xlsx']) {
       const pending = reader.read(); // waits on the blocked query
       await new Promise((r) => setTimeout(r, 200));
       const running = async () =>
-        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`)[0].n;
+        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`)[0].n;
       assert.is(await running(), 1, 'the export query is waiting');
       await reader.cancel();
       await pending.catch(() => {});

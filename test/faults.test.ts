@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { createApp } from '../src/app.ts';
 import { openDatabase } from '../src/database.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
-import { onPostgres } from './support/database.ts';
+import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { tcpProxy } from './support/proxy.ts';
@@ -80,7 +80,7 @@ it('a query held past the deadline answers request-timeout and frees its connect
   const blocker = await t.db.sql.reserve();
   try {
     await blocker`begin`;
-    await blocker`lock table facts in access exclusive mode`;
+    await blocker.unsafe(LOCK_FACTS);
     const data = await app(new Request(`${BASE}/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token)));
     assert.is(await typeOf(data), '503 request-timeout');
     // The pool has one connection: this answers only if the cancelled query gave it back.

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from './support/app.ts';
-import { onPostgres } from './support/database.ts';
+import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { createClient, createOrg, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { run, startServer, tokenFrom, type RunningServer } from './support/server.ts';
@@ -55,7 +55,7 @@ it('an export cut by the deadline mid-stream ends that download, not the server'
     server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', REQUEST_DEADLINE_MS: '1500' });
     const token = await tokenFrom(server, client);
     await blocker`begin`;
-    await blocker`lock table facts in access exclusive mode`;
+    await blocker.unsafe(LOCK_FACTS);
     const res = await fetch(`${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, { headers: { authorization: `Bearer ${token}` } });
     assert.is(res.status, 200);
     let cut = false;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
-import { onPostgres } from './support/database.ts';
+import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
@@ -271,12 +271,12 @@ deadline('a query past REQUEST_DEADLINE_MS answers 503 request-timeout and is ca
     const { report } = await fixtureReport(t, org);
     // Hold a lock the fact query needs, so it waits well past the deadline.
     await blocker`begin`;
-    await blocker`lock table facts in access exclusive mode`;
+    await blocker.unsafe(LOCK_FACTS);
     const res = await t.fetch(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token));
     assert.is(res.status, 503);
     assert.match((await res.json()).type, /\/request-timeout$/);
     await new Promise((r) => setTimeout(r, 200));
-    const waiting = await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report_facts%' and state = 'active'`;
+    const waiting = await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`;
     assert.is(waiting[0].n, 0, 'the cancelled query is gone');
   } finally {
     await blocker`rollback`;
@@ -301,6 +301,10 @@ rollup('answers equal a plain GROUP BY over the raw facts, for whole months, edg
   // Writes of every kind after the seed: an update, a delete, an upsert.
   await sql`update facts set impressions = impressions + 7 where day = '2025-12-15'`;
   await sql`delete from facts where day = '2025-11-03'`;
+  // An upsert: rows of one day rewritten through ON CONFLICT, as an import of corrected numbers does.
+  await sql`insert into facts select organization_id, ad_account_id, campaign_id, creative_id, day, impressions * 2, clicks, spend + 1,
+              conversions, conversion_value, video_views, video_completions from facts where day = '2026-01-20'
+            on conflict (ad_account_id, day, creative_id) do update set impressions = excluded.impressions, spend = excluded.spend`;
   const ranges = [['2025-10-01', '2026-01-31'], ['2025-10-17', '2026-02-09'], ['2025-12-05', '2025-12-20'], ['2025-03-01', '2026-03-01']];
   for (const [from, to] of ranges) {
     for (const report of ['Cross-channel performance', 'Europe in EUR']) {

@@ -4,7 +4,7 @@ select a.id as "adAccountId", a.name as "adAccountName", a.platform,
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
-from report_facts($1, $2, $3, $4, $5) f
+from report_campaign_facts($1, $2, $3, $4, $5) f
 join ad_accounts a on a.id = f.ad_account_id
 where $6::text is null or strpos(lower(a.name), lower($6)) > 0
 group by a.id

@@ -5,7 +5,7 @@ select s.id as "segmentId", s.name as "segmentName",
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
-from report_facts($1, $2, $3, $4, $5) f
+from report_campaign_facts($1, $2, $3, $4, $5) f
 join segment_campaigns sc on sc.campaign_id = f.campaign_id and sc.segment_id = any($7::uuid[])
 join segments s on s.id = sc.segment_id
 where $6::text is null or strpos(lower(s.name), lower($6)) > 0

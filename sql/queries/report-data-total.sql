@@ -5,5 +5,5 @@ select
        coalesce(sum(f.spend), 0) as spend, coalesce(sum(f.conversions), 0) as conversions,
        coalesce(sum(f.conversion_value), 0) as conversion_value, coalesce(sum(f.video_views), 0)::float8 as video_views,
        coalesce(sum(f.video_completions), 0)::float8 as video_completions
-from report_facts($1, $2, $3, $4, $5) f
+from report_campaign_facts($1, $2, $3, $4, $5) f
 where $6::text is null

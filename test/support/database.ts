@@ -5,6 +5,9 @@ import { migrate } from '../../src/migrate.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/** Blocks every reader of report numbers: the facts and each rollup the data queries read. */
+export const LOCK_FACTS = 'lock table facts, facts_monthly, facts_campaign_daily, facts_campaign_monthly in access exclusive mode';
+
 export type TestDatabase = Database & {
   /** A URL another process can use (real PostgreSQL, or the embedded socket). */
   url: string;
