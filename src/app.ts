@@ -5,6 +5,7 @@ import { authenticate, requireScope } from './authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './context.ts';
 import type { Sql } from './database.ts';
+import { writeLine } from './logLines.ts';
 import { requirePlan, requireUnlocked } from './planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './plans.ts';
 import { ApiError, problemResponse } from './problem.ts';
@@ -26,6 +27,7 @@ import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint } from './routes/token.ts';
 import type { Scope } from './scopes.ts';
+import type { Direct } from './serve/types.ts';
 import { signingKeys } from './signingKeys.ts';
 import { traceFrom, type Trace } from './trace.ts';
 
@@ -44,12 +46,18 @@ export type AppDeps = {
 export type App = ((request: Request) => Promise<Response>) & {
   /** Every route as [method, path], for checking the router against spec/openapi.json. */
   routes: [string, string][];
+  /**
+   * GET /v1/health answered without a Request or a Response, for adapters that can write one directly (Node): the
+   * same status, headers, body and log line as the pipeline gives. Undefined for any other request, and while a
+   * database check is due, so the pipeline answers those.
+   */
+  direct: Direct;
 };
 
 /** A request's quota cost: fixed, or worked out from the request (report data). */
 export type Cost = number | ((ctx: Context) => Promise<number>);
 
-const defaultLog = (line: LogLine) => console.log(JSON.stringify(line));
+const defaultLog = (line: LogLine) => writeLine(JSON.stringify(line));
 
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
@@ -82,6 +90,7 @@ export function createApp(deps: AppDeps): App {
     throw new ApiError('not-found', `There is no resource at ${ctx.path}.`);
   };
 
+  const liveness = health(sql);
   const orgs = organizations(sql);
   const catalogue = metrics(sql);
   const reportList = reports(sql);
@@ -93,7 +102,7 @@ export function createApp(deps: AppDeps): App {
   router
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
-    .get('/v1/health', health(sql))
+    .get('/v1/health', liveness)
     .get('/v1/openapi.json', published.openapi)
     .get('/v1/docs', published.docs)
     .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
@@ -150,20 +159,33 @@ export function createApp(deps: AppDeps): App {
     // Spec §4.5: a 304 refunds its charge.
     if (response.status === 304) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
-    log({
-      time: new Date(startedAt).toISOString(),
-      method: ctx.requestMethod,
-      path: ctx.path,
-      status: response.status,
-      ms: clock() - startedAt,
-      clientId: ctx.log.clientId ?? null,
-      traceId: ctx.trace.traceId,
-      cost: ctx.log.cost ?? 0,
-      ...(ctx.log.error ? { error: ctx.log.error } : {}),
-    });
+    log(requestLine(ctx.requestMethod, ctx.path, response.status, startedAt, ctx.trace, ctx.log));
     return response;
   };
-  return Object.assign(handle, { routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]) });
+
+  /** One log line a request, whichever way it was answered. */
+  const requestLine = (method: string, path: string, status: number, startedAt: number, trace: Trace, noted: Context['log']) => ({
+    time: new Date(startedAt).toISOString(),
+    method,
+    path,
+    status,
+    ms: clock() - startedAt,
+    clientId: noted.clientId ?? null,
+    traceId: trace.traceId,
+    cost: noted.cost ?? 0,
+    ...(noted.error ? { error: noted.error } : {}),
+  });
+
+  const direct: Direct = (method, url, traceparent) => {
+    if (method !== 'GET' || url !== '/v1/health') return undefined;
+    const answer = liveness.current();
+    if (!answer) return undefined;
+    const startedAt = clock();
+    const trace = traceFrom(traceparent ?? null);
+    log(requestLine(method, url, answer.status, startedAt, trace, {}));
+    return { status: answer.status, body: answer.body, headers: { ...answer.headers, traceparent: trace.traceparent } };
+  };
+  return Object.assign(handle, { routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]), direct });
 }
 
 /** Enough of a context to answer and log a request whose own fields could not be read. */

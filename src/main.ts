@@ -3,6 +3,7 @@ import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
+import { flushLines, writeLine } from './logLines.ts';
 import { migrate } from './migrate.ts';
 import type { Serve } from './serve/types.ts';
 import { runCommand } from './cli/run.ts';
@@ -44,8 +45,7 @@ function runtimeAdapter(): Promise<{ serve: Serve }> {
   return import('./serve/node.ts');
 }
 
-const note = (msg: string, fields: Record<string, unknown> = {}) =>
-  console.log(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
+const note = (msg: string, fields: Record<string, unknown> = {}) => writeLine(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
 
 let config: Config;
 try {
@@ -66,7 +66,11 @@ const { serve } = await runtimeAdapter();
 let app: App | undefined;
 let appReady: (app: App) => void = () => {};
 const built = new Promise<App>((resolve) => (appReady = resolve));
-const server = await serve((request) => (app ? app(request) : built.then((ready) => ready(request))), { port: config.port, host: config.host });
+const server = await serve((request) => (app ? app(request) : built.then((ready) => ready(request))), {
+  port: config.port,
+  host: config.host,
+  direct: (method, url, traceparent) => app?.direct(method, url, traceparent),
+});
 if (config.port === 0 && !process.env.BASE_URL) config = loadConfig({ ...process.env, PORT: new URL(server.url).port });
 app = createApp({ sql: database.sql, config });
 appReady(app);
@@ -80,7 +84,10 @@ async function shutdown(signal: string) {
   note('shutting down', { signal });
   await server.close();
   await database.close();
+  flushLines();
   process.exit(0);
 }
+// Lines still queued when the process ends some other way are written on the way out.
+process.on('exit', flushLines);
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -14,6 +14,26 @@ it('health answers 200 {"status":"ok"} without a token', async ({ t }) => {
   assert.equal(await res.json(), { status: 'ok' });
 });
 
+it('health answered directly (the Node fast path) is the pipeline\'s answer, log line included', async ({ t }) => {
+  const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const piped = await t.fetch('/v1/health', { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
+  const before = t.logs.length;
+  const direct = t.app.direct('GET', '/v1/health', `00-${trace}-00f067aa0ba902b7-01`)!;
+  assert.ok(direct, 'a fresh database check lets health answer directly');
+  assert.is(direct.status, piped.status);
+  assert.is(direct.body, await piped.text());
+  for (const name of ['content-type', 'cache-control']) assert.is(direct.headers[name], piped.headers.get(name), name);
+  assert.match(direct.headers.traceparent, new RegExp(`^00-${trace}-[0-9a-f]{16}-01$`));
+  assert.is(t.logs.length, before + 1);
+  const { time: _a, ms: _b, ...line } = t.logs.at(-1)!;
+  const { time: _c, ms: _d, ...pipedLine } = t.logs.at(-2)!;
+  assert.equal(line, pipedLine, 'the same log line');
+  // Anything else goes through the pipeline.
+  for (const [method, url] of [['HEAD', '/v1/health'], ['POST', '/v1/health'], ['GET', '/v1/health?x=1'], ['GET', '/v1/me']]) {
+    assert.is(t.app.direct(method, url, undefined), undefined, `${method} ${url}`);
+  }
+});
+
 it('an unknown path is a not-found problem document', async ({ t }) => {
   const res = await t.fetch('/v1/nope');
   assert.is(res.status, 404);

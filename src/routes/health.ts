@@ -1,7 +1,7 @@
 // GET /v1/health: liveness, and whether the database answers (DECISIONS §8).
 import type { Sql } from '../database.ts';
 import { query } from '../queries.ts';
-import { json } from '../respond.ts';
+import { respond } from '../respond.ts';
 import { withTimeout } from '../timeout.ts';
 
 const HEALTH_TIMEOUT_MS = 2000;
@@ -21,10 +21,21 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
         checkedAt = clock();
         checking = undefined;
       }));
-  return async function getHealth(): Promise<Response> {
+  const answer = (): HealthAnswer =>
+    up
+      ? { status: 200, body: OK_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } }
+      : { status: 503, body: DOWN_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' } };
+  async function getHealth(): Promise<Response> {
     if (clock() - checkedAt >= RECHECK_AFTER_MS) await check();
-    return up
-      ? json({ status: 'ok' }, { headers: { 'cache-control': 'no-store' } })
-      : json({ status: 'unavailable' }, { status: 503, headers: { 'cache-control': 'no-store', 'retry-after': '5' } });
-  };
+    const { status, body, headers } = answer();
+    return respond(body, { status, headers: { ...headers } });
+  }
+  /** The answer when no database check is due, with nothing awaited; undefined when one is. */
+  const current = (): HealthAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : answer());
+  return Object.assign(getHealth, { current });
 }
+
+export type HealthAnswer = { status: number; body: string; headers: Record<string, string> };
+const JSON_TYPE = 'application/json; charset=utf-8';
+const OK_BODY = JSON.stringify({ status: 'ok' });
+const DOWN_BODY = JSON.stringify({ status: 'unavailable' });

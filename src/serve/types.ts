@@ -8,4 +8,10 @@ export type Listening = {
 
 export type Handler = (request: Request) => Promise<Response>;
 
-export type Serve = (app: Handler, options: { port: number; host: string }) => Promise<Listening>;
+/** A response written without the Fetch machinery: for the few requests an adapter can answer directly. */
+export type DirectAnswer = { status: number; headers: Record<string, string>; body: string };
+
+/** Undefined whenever the Fetch handler must answer. */
+export type Direct = (method: string, url: string, traceparent: string | undefined) => DirectAnswer | undefined;
+
+export type Serve = (app: Handler, options: { port: number; host: string; direct?: Direct }) => Promise<Listening>;

@@ -1,5 +1,5 @@
 // Builds the app on a fresh database with a hand-moved clock and captured log lines.
-import { createApp, type AppDeps, type LogLine } from '../../src/app.ts';
+import { createApp, type App, type AppDeps, type LogLine } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { freshDatabase, type TestDatabase } from './database.ts';
 
@@ -11,6 +11,7 @@ export type TestApp = {
   logs: LogLine[];
   clock: { now: number; advance(ms: number): void };
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  app: App;
   close(): Promise<void>;
 };
 
@@ -31,6 +32,7 @@ export async function testApp(overrides: Partial<AppDeps> & { env?: Record<strin
     logs,
     clock,
     fetch: (path, init) => app(new Request(BASE + path, init)),
+    app,
     close: () => db.close(),
   };
 }
