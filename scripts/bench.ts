@@ -175,7 +175,7 @@ let sql: Sql;
 let closeDb = async () => {};
 
 try {
-  // The server runs exactly as `npm start` runs it (package.json), flags and all.
+  // The server runs exactly as `npm start` runs it (package.json), flags and all; BENCH_START="node ..." tries another.
   const startScript = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string;
   const server = await start(pin(0, (process.env.BENCH_START ?? startScript).split(/\s+/)), serverEnv);
   processes.push(server);

@@ -84,7 +84,6 @@ async function shutdown(signal: string) {
   note('shutting down', { signal });
   await server.close();
   await database.close();
-  flushLines();
   process.exit(0);
 }
 // Lines still queued when the process ends some other way are written on the way out.

@@ -12,9 +12,11 @@ export function respond(body: BodyInit | null, init?: ResponseInit): Response {
   return new ResponseClass(body, init);
 }
 
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
   return new ResponseClass(JSON.stringify(value), {
     status: init.status ?? 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...init.headers },
+    headers: { 'content-type': JSON_TYPE, ...init.headers },
   });
 }

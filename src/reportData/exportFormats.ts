@@ -52,7 +52,6 @@ function csvRecord(cells: Cells, dimensions: number): string {
 }
 
 const encoder = new TextEncoder();
-const CSV_CHUNK_CHARS = 16_384;
 
 /** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
 export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
@@ -73,17 +72,9 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
           controller.close();
           return;
         }
-        // Encoded a few kB at a time: text past 128 kB would be allocated straight into V8's old generation, where
-        // garbage waits for a full collection and the heap grows by tens of MB over a long export.
         let text = '';
-        for (const cells of next.value) {
-          text += csvRecord(cells, keys.length);
-          if (text.length >= CSV_CHUNK_CHARS) {
-            controller.enqueue(encoder.encode(text));
-            text = '';
-          }
-        }
-        if (text) controller.enqueue(encoder.encode(text));
+        for (const cells of next.value) text += csvRecord(cells, keys.length);
+        controller.enqueue(encoder.encode(text));
       } catch (error) {
         end.done();
         controller.error(error);
@@ -96,7 +87,7 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
   });
 }
 
-/** Rows rendered per write into the sheet stream: about 50 kB of XML, so its 16-chunk buffers hold a few MB at most. */
+/** Rows rendered per write into the sheet stream: about 50 kB of XML a chunk. */
 const SHEET_CHUNK_ROWS = 200;
 
 type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(error?: Error): void };

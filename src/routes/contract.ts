@@ -3,7 +3,7 @@ import openapi from '../../spec/openapi.json' with { type: 'json' };
 import type { Context } from '../context.ts';
 import { renderDocs, renderProblem, renderProblemIndex, type ProblemTypeDoc } from '../docsPage.ts';
 import { ApiError } from '../problem.ts';
-import { json, respond } from '../respond.ts';
+import { JSON_TYPE, json, respond } from '../respond.ts';
 
 const problemTypes = openapi.components.schemas.Problem['x-problem-types'] as ProblemTypeDoc[];
 const html = (body: string) =>
@@ -24,7 +24,7 @@ export function contract(baseUrl: string, problemsUrl: string) {
   const pages = new Map(problemTypes.map((p) => [p.type, renderProblem(p, baseUrl)]));
   const index = renderProblemIndex(problemTypes, baseUrl);
   return {
-    openapi: () => respond(documentText, { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' } }),
+    openapi: () => respond(documentText, { headers: { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300' } }),
     docs: () => html(docsPage),
     problems: () => html(index),
     problem(ctx: Context) {

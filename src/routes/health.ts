@@ -1,7 +1,8 @@
 // GET /v1/health: liveness, and whether the database answers (DECISIONS §8).
 import type { Sql } from '../database.ts';
 import { query } from '../queries.ts';
-import { respond } from '../respond.ts';
+import { JSON_TYPE, respond } from '../respond.ts';
+import type { DirectAnswer } from '../serve/types.ts';
 import { withTimeout } from '../timeout.ts';
 
 const HEALTH_TIMEOUT_MS = 2000;
@@ -21,7 +22,7 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
         checkedAt = clock();
         checking = undefined;
       }));
-  const answer = (): HealthAnswer =>
+  const answer = (): DirectAnswer =>
     up
       ? { status: 200, body: OK_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } }
       : { status: 503, body: DOWN_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' } };
@@ -31,11 +32,9 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
     return respond(body, { status, headers: { ...headers } });
   }
   /** The answer when no database check is due, with nothing awaited; undefined when one is. */
-  const current = (): HealthAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : answer());
+  const current = (): DirectAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : answer());
   return Object.assign(getHealth, { current });
 }
 
-export type HealthAnswer = { status: number; body: string; headers: Record<string, string> };
-const JSON_TYPE = 'application/json; charset=utf-8';
 const OK_BODY = JSON.stringify({ status: 'ok' });
 const DOWN_BODY = JSON.stringify({ status: 'unavailable' });
