@@ -25,6 +25,13 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       const res = await fetch(`${server.url}/v1/health`);
       assert.is(res.status, 200);
       assert.equal(await res.json(), { status: 'ok' });
+      // Again while the database check is fresh: on Node this one is answered directly, with the same headers.
+      const again = await fetch(`${server.url}/v1/health`);
+      assert.is(again.status, 200);
+      assert.is(again.headers.get('content-type'), res.headers.get('content-type'));
+      assert.is(again.headers.get('cache-control'), 'no-store');
+      assert.match(again.headers.get('traceparent') ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      assert.equal(await again.json(), { status: 'ok' });
       const served = await (await fetch(`${server.url}/v1/openapi.json`)).json();
       assert.is(served.servers[0].url, server.url, 'PORT=0: BASE_URL takes the port actually bound');
       const post = await fetch(`${server.url}/v1/health`, { method: 'POST' });
@@ -32,6 +39,9 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       assert.is(post.headers.get('access-control-allow-origin'), null);
       assert.is(await server.stop('SIGTERM'), 0, server.output());
       assert.match(server.output(), /"msg":"shutting down"/);
+      // Log lines are written in batches; every request's line is out by the time the process has exited.
+      assert.is(server.output().match(/"method":"GET","path":"\/v1\/health","status":200/g)?.length, 2, server.output());
+      assert.match(server.output(), /"method":"POST","path":"\/v1\/health","status":405/);
       if (store.dataDir) assert.not.ok(existsSync(join(store.dataDir, 'readout-socket.json')), 'port file removed');
     } finally {
       await server.stop('SIGKILL');
