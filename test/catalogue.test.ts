@@ -112,6 +112,18 @@ it('paging walks the list with hasMore, and a page past the end is empty with th
   assert.equal(walked.map((r: { id: string }) => r.id), all.data.map((r: { id: string }) => r.id), 'stable order');
 });
 
+it('the last allowed page at the largest page size is an empty page on every list, not an overflow', async ({ get, d }) => {
+  // (page - 1) * pageSize passes 2^31 long before page's own bound of 100,000,000.
+  const lists = ['/v1/organizations', '/v1/metrics', '/v1/reports', 'ad-accounts', 'segments', 'campaigns', 'metrics']
+    .map((path) => (path.startsWith('/') ? path : `/v1/organizations/${d.org}/${path}`));
+  for (const path of lists) {
+    for (const query of ['page=100000000&pageSize=200', 'page=42949674']) {
+      const past = await body(await get(`${path}?${query}`));
+      assert.equal([past.data, past.hasMore], [[], false], `${path}?${query}`);
+    }
+  }
+});
+
 const scoped: [string, string][] = [
   ['/v1/organizations', 'organizations:read'],
   ['/v1/organizations/ORG', 'organizations:read'],

@@ -14,5 +14,5 @@ select
       'id', a.id, 'organizationId', a.organization_id, 'platform', a.platform, 'externalId', a.external_id,
       'name', a.name, 'currency', a.currency, 'timeZone', a.time_zone, 'connectionStatus', a.connection_status,
       'lastFetchedAt', to_char(a.last_fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by a.name, a.id)
-    from (select * from visible order by name, id limit $2 offset ($1 - 1) * $2) a
+    from (select * from visible order by name, id limit $2 offset ($1::bigint - 1) * $2) a
   ), '[]') as items

@@ -15,5 +15,5 @@ select
     select json_agg(json_build_object(
       'id', c.id, 'organizationId', c.organization_id, 'adAccountId', c.ad_account_id, 'externalId', c.external_id,
       'name', c.name, 'status', c.status, 'platform', c.platform) order by c.name, c.id)
-    from (select * from visible order by name, id limit $2 offset ($1 - 1) * $2) c
+    from (select * from visible order by name, id limit $2 offset ($1::bigint - 1) * $2) c
   ), '[]') as items

@@ -14,5 +14,5 @@ select
     select json_agg(json_strip_nulls(json_build_object(
       'name', m.name, 'displayName', m.display_name, 'kind', m.kind, 'unit', m.unit, 'system', m.system,
       'conversionDerived', m.conversion_derived, 'description', m.description, 'formula', m.formula)) order by m.part, m.position, m.name)
-    from (select * from catalogue order by part, position, name limit $2 offset ($1 - 1) * $2) m
+    from (select * from catalogue order by part, position, name limit $2 offset ($1::bigint - 1) * $2) m
   ), '[]') as items

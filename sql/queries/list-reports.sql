@@ -10,5 +10,5 @@ select
   (select count(*)::int from visible) as total,
   coalesce((
     select json_agg(report_definition(r, $6, $7) order by r.name, r.id)
-    from (select * from visible order by name, id limit $2 offset ($1 - 1) * $2) r
+    from (select * from visible order by name, id limit $2 offset ($1::bigint - 1) * $2) r
   ), '[]') as items

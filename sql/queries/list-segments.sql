@@ -13,5 +13,5 @@ select
         from segment_campaigns sc join campaigns c on c.id = sc.campaign_id
         where sc.segment_id = s.id and ($4::boolean or c.ad_account_id = any($5::uuid[])))
       ) order by s.name, s.id)
-    from (select * from visible order by name, id limit $2 offset ($1 - 1) * $2) s
+    from (select * from visible order by name, id limit $2 offset ($1::bigint - 1) * $2) s
   ), '[]') as items

@@ -5,5 +5,5 @@ select
     select json_agg(json_build_object(
       'name', m.name, 'displayName', m.display_name, 'kind', m.kind, 'unit', m.unit,
       'system', true, 'conversionDerived', m.conversion_derived, 'description', m.description) order by m.position)
-    from (select * from system_metrics order by position limit $2 offset ($1 - 1) * $2) m
+    from (select * from system_metrics order by position limit $2 offset ($1::bigint - 1) * $2) m
   ), '[]') as items
