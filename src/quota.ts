@@ -43,15 +43,69 @@ export type Quota = {
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
 };
 
+type Standing = { outcome: string; budget: number; used: number };
+
+/** A charge waiting for its subscription's batch; one that gave up waiting is left out of the next batch. */
+type Waiting = { clientId: string; cost: number; gaveUp: boolean; settle: (row: Standing | undefined) => void; fail: (error: unknown) => void };
+
+/** More than this many waiting charges go in more than one call. */
+const MAX_BATCH = 500;
+
+/**
+ * Group commit for charges. A subscription's charges take its window row's lock one after another in any case, so a
+ * process keeps one call for them under way at a time, and the charges that arrive meanwhile go together in the next
+ * (charge_quota_batch, migration 009), which applies each in order with its own outcome. A quiet subscription's
+ * charge goes at once; a busy one's share a round trip and a commit.
+ */
+function chargeBatches(sql: Sql) {
+  const queues = new Map<string, Waiting[]>();
+
+  async function drain(key: string, organizationId: string, window: number, batch: Waiting[]) {
+    while (batch.length > 0) {
+      try {
+        // A call the store never answers must not hold the subscription's later charges behind it.
+        const rows = await withTimeout(
+          query<Standing>(sql, 'charge-quota-batch', [organizationId, new Date(window), batch.map((w) => w.clientId), batch.map((w) => w.cost)]),
+          CHARGE_TIMEOUT_MS,
+        );
+        batch.forEach((w, i) => w.settle(rows[i]));
+      } catch (error) {
+        for (const w of batch) w.fail(error);
+      }
+      batch = queues.get(key)!.splice(0, MAX_BATCH).filter((w) => !w.gaveUp);
+    }
+    queues.delete(key);
+  }
+
+  /** Settles with the charge's standing, or fails as the store did; after CHARGE_TIMEOUT_MS it gives up. */
+  return function charge(organizationId: string, clientId: string, window: number, cost: number): Promise<Standing | undefined> {
+    let waiting: Waiting;
+    const settled = new Promise<Standing | undefined>((settle, fail) => (waiting = { clientId, cost, gaveUp: false, settle, fail }));
+    const key = `${organizationId} ${window}`;
+    const queue = queues.get(key);
+    if (queue) queue.push(waiting!);
+    else {
+      queues.set(key, []);
+      void drain(key, organizationId, window, [waiting!]);
+    }
+    return withTimeout(settled, CHARGE_TIMEOUT_MS).catch((error) => {
+      // Still queued, it is never sent; already sent, it may yet be charged: over-charged, never under.
+      waiting.gaveUp = true;
+      throw error;
+    });
+  };
+}
+
 export function quota(sql: Sql, clock: () => number): Quota {
+  const chargeInBatch = chargeBatches(sql);
   return {
     async charge(ctx, cost) {
       const { organizationId, clientId } = ctx.principal!;
       const now = clock();
       const window = windowStart(now);
-      let row: { outcome: string; budget: number; used: number } | undefined;
+      let row: Standing | undefined;
       try {
-        [row] = await withTimeout(query(sql, 'charge-quota', [organizationId, clientId, new Date(window), cost]), CHARGE_TIMEOUT_MS);
+        row = await chargeInBatch(organizationId, clientId, window, cost);
       } catch {
         throw unavailable();
       }

@@ -2,8 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../src/app.ts';
 import type { Context } from '../src/context.ts';
-import { openDatabase } from '../src/database.ts';
-import { quota } from '../src/quota.ts';
+import { openDatabase, type Sql } from '../src/database.ts';
+import type { ApiError } from '../src/problem.ts';
+import { quota, windowStart } from '../src/quota.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { startServer, tokenFrom, type RunningServer } from './support/server.ts';
@@ -128,6 +129,72 @@ it('concurrent charges and refunds never deadlock: every one succeeds and they n
   const [row] = await t.db.sql`select w.used as window, (select used from quota_client_usage where client_id = ${client.clientId}) as client
     from quota_windows w where w.organization_id = ${org}`;
   assert.equal({ ...row }, { window: 0, client: 0 });
+});
+
+const meterContext = (org: string, clientId: string) =>
+  ({ principal: { organizationId: org, clientId }, headers: {}, log: {} }) as unknown as Context;
+
+/** The pool, counting the statements sent through it; `hold` keeps the first one from ever being answered. */
+function countingSql(sql: Sql, options: { hold?: boolean } = {}) {
+  const counted = { calls: 0, sql: undefined as unknown as Sql };
+  counted.sql = {
+    unsafe: (...args: Parameters<Sql['unsafe']>) => {
+      counted.calls++;
+      return options.hold && counted.calls === 1 ? new Promise(() => {}) : sql.unsafe(...args);
+    },
+  } as unknown as Sql;
+  return counted;
+}
+
+it('charges that arrive together share one call to the store, each with its own outcome and standing', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '25']);
+  const counted = countingSql(t.db.sql);
+  const meter = quota(counted.sql, () => t.clock.now);
+  const contexts = Array.from({ length: 40 }, () => meterContext(org, client.clientId));
+  const outcomes = await Promise.all(contexts.map((ctx) => meter.charge(ctx, 1).then(() => 'ok', (e: ApiError) => e.type)));
+  assert.ok(counted.calls <= 3, `${counted.calls} calls for 40 charges`);
+  assert.is(outcomes.filter((o) => o === 'ok').length, 25);
+  assert.is(outcomes.filter((o) => o === 'rate-limit-exceeded').length, 15);
+  // Each charge that went through saw its own standing: 24 down to 0 remaining, every one once.
+  const remaining = contexts.filter((_, i) => outcomes[i] === 'ok').map((ctx) => Number(/r=(\d+)/.exec(ctx.headers.ratelimit)![1]));
+  assert.equal(remaining.sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i));
+  const [row] = await t.db.sql`select used from quota_windows where organization_id = ${org}`;
+  assert.is(row.used, 25);
+});
+
+it('a batch applies each charge in order, fair share included, exactly as one at a time', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const other = await createClient(t.db.sql, org, { name: 'dashboard' });
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '10']);
+  const a = client.clientId;
+  const b = other.clientId;
+  const rows = await t.db.sql`select outcome, used from charge_quota_batch(${org}, ${new Date(windowStart(t.clock.now))}, ${[a, a, a, a, a, a, b, b]}, ${[1, 1, 1, 1, 1, 1, 3, 2]})`;
+  assert.equal(
+    rows.map((r) => `${r.outcome}:${r.used}`),
+    ['ok:1', 'ok:2', 'ok:3', 'ok:4', 'ok:5', 'fair-share:5', 'ok:8', 'ok:10'],
+  );
+});
+
+it('charge_quota, which processes from before migration 009 call, is a batch of one', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '2']);
+  const window = new Date(windowStart(t.clock.now));
+  const one = async () => (await t.db.sql`select outcome, used from charge_quota(${org}, ${client.clientId}, ${window}, 1)`).map((r) => `${r.outcome}:${r.used}`);
+  assert.equal(await one(), ['ok:1']);
+  await t.db.sql`select * from charge_quota_batch(${org}, ${window}, ${[client.clientId]}, ${[1]})`;
+  assert.equal(await one(), ['spent:2']);
+});
+
+it('a call the store never answers fails its charges, and the next charges go through', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const counted = countingSql(t.db.sql, { hold: true });
+  const meter = quota(counted.sql, () => t.clock.now);
+  const stuck = await meter.charge(meterContext(org, client.clientId), 1).then(() => 'ok', (e: ApiError) => e.type);
+  assert.is(stuck, 'rate-limiter-unavailable');
+  const ctx = meterContext(org, client.clientId);
+  await meter.charge(ctx, 1);
+  assert.is(ctx.charge?.cost, 1);
 });
 
 it.run();
