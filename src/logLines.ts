@@ -22,3 +22,15 @@ export function writeLine(line: string): void {
     setImmediate(flushLines);
   }
 }
+
+let isoAt = Number.NaN;
+let iso = '';
+
+/** new Date(ms).toISOString(), kept for the millisecond: requests that start together share the one string. */
+export function isoTime(ms: number): string {
+  if (ms !== isoAt) {
+    iso = new Date(ms).toISOString();
+    isoAt = ms;
+  }
+  return iso;
+}

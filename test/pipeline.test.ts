@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { healthLine, requestLine } from '../src/app.ts';
+import { traceFrom } from '../src/trace.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');
@@ -32,6 +34,21 @@ it('health answered directly (the Node fast path) is the pipeline\'s answer, log
   for (const [method, url] of [['HEAD', '/v1/health'], ['POST', '/v1/health'], ['GET', '/v1/health?x=1'], ['GET', '/v1/me']]) {
     assert.is(t.app.direct(method, url, undefined), undefined, `${method} ${url}`);
   }
+});
+
+it('the hand-written log line of a direct health answer is the JSON of the pipeline\'s line', () => {
+  const trace = traceFrom(null);
+  const startedAt = Date.UTC(2026, 10, 22, 10, 15, 0, 7);
+  for (const status of [200, 503]) {
+    const line = healthLine(status, startedAt, 3, trace.traceId);
+    assert.is(line, JSON.stringify(requestLine('GET', '/v1/health', status, startedAt, 3, trace, {})));
+  }
+});
+
+it('new trace and span ids never repeat, across refills of the random pool', () => {
+  const traces = Array.from({ length: 2000 }, () => traceFrom(null));
+  for (const t of traces) assert.match(t.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  assert.is(new Set(traces.map((t) => t.traceparent.slice(3, 52))).size, 2000);
 });
 
 it('an unknown path is a not-found problem document', async ({ t }) => {

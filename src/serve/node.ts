@@ -31,6 +31,18 @@ function guardStream(response: globalThis.Response, res: ServerResponse | undefi
   return new Response(body, { status: response.status, headers: response.headers }) as unknown as globalThis.Response;
 }
 
+/**
+ * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
+ * values are joined as the Fetch API's Headers.get joins them, so the pipeline would see the same value.
+ */
+function rawHeader(raw: string[], lowerName: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === lowerName.length && raw[i].toLowerCase() === lowerName) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+  }
+  return value;
+}
+
 export const serve: Serve = async (app, { port, host, direct }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
   const adapter = createServerAdapter(async (request: Request, context: unknown) =>
@@ -38,9 +50,12 @@ export const serve: Serve = async (app, { port, host, direct }) => {
   );
   // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
   const server = createServer((req, res) => {
-    const answer = direct?.(req.method ?? '', req.url ?? '', req.headers.traceparent as string | undefined);
+    const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
     if (!answer) return adapter(req, res);
-    res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+    // A flat list of names and values: node:http takes it as is, with no object to walk.
+    const headers: string[] = ['content-length', String(Buffer.byteLength(answer.body))];
+    for (const name in answer.headers) headers.push(name, answer.headers[name]);
+    res.writeHead(answer.status, headers);
     res.end(answer.body);
   });
   server.keepAliveTimeout = 65_000;
