@@ -29,6 +29,9 @@ const value = fc.oneof(fc.constantFrom(...BOUNDARY), fc.string({ maxLength: 40 }
 const key = fc.oneof(fc.constantFrom(...KNOWN), fc.string({ maxLength: 12 }));
 const params = fc.array(fc.tuple(key, value), { maxLength: 8 });
 
+/** FUZZ_RUNS=5000 npm test -- hostile digs deeper than CI's default run count. */
+const runs = (ci: number) => Number(process.env.FUZZ_RUNS) || ci;
+
 const types = new Set(Object.keys(PROBLEM_TYPES));
 
 /** A documented answer: a success, a 304, or a 4xx problem document of a known type. */
@@ -50,7 +53,7 @@ it('random and boundary query parameters, repeated or not, on every path', async
       const query = new URLSearchParams(pairs).toString();
       await expectDocumented(await t.fetch(`${path}?${query}`, { headers: { authorization: `Bearer ${d.token}` } }), `${path}?${query}`);
     }),
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   );
 });
 
@@ -67,7 +70,7 @@ it('random path ids and path segments never reach a 500', async ({ t, d }) => {
       }
       await expectDocumented(await t.fetch(url, { headers: { authorization: `Bearer ${d.token}` } }), url);
     }),
-    { numRuns: 300 },
+    { numRuns: runs(300) },
   );
 });
 
@@ -105,7 +108,7 @@ it('the token endpoint answers RFC 6749 errors to anything', async ({ t }) => {
       const json = await res.json();
       assert.ok(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope'].includes(json.error), json.error);
     }),
-    { numRuns: 200 },
+    { numRuns: runs(200) },
   );
   const raw = new Uint8Array([0x67, 0x72, 0x61, 0x6e, 0x74, 0x5f, 0x74, 0x79, 0x70, 0x65, 0x3d, 0xff, 0xfe]);
   const res = await t.fetch('/api/connect/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: raw });
