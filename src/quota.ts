@@ -72,7 +72,10 @@ function chargeBatches(sql: Sql) {
       } catch (error) {
         for (const w of batch) w.fail(error);
       }
-      batch = queues.get(key)!.splice(0, MAX_BATCH).filter((w) => !w.gaveUp);
+      // A run of charges that all gave up while they waited must not end the drain before the ones queued behind it.
+      const queue = queues.get(key)!;
+      do batch = queue.splice(0, MAX_BATCH).filter((w) => !w.gaveUp);
+      while (batch.length === 0 && queue.length > 0);
     }
     queues.delete(key);
   }
