@@ -8,6 +8,7 @@ import { quota, windowStart } from '../src/quota.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { startServer, tokenFrom, type RunningServer } from './support/server.ts';
+import { onPostgres } from './support/database.ts';
 
 const it = suite<{ t: TestApp }>('quota');
 it.before(async (ctx) => {
@@ -116,7 +117,7 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
   assert.is(await remaining(), 5, 'a second refund gives nothing more');
 });
 
-it('concurrent charges and refunds never deadlock: every one succeeds and they net to zero', async ({ t }) => {
+it('concurrent charges and refunds all succeed and net to zero', async ({ t }) => {
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
   const contexts = Array.from({ length: 40 }, () => ({ principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} }) as unknown as Context);
@@ -133,6 +134,27 @@ it('concurrent charges and refunds never deadlock: every one succeeds and they n
 
 const meterContext = (org: string, clientId: string) =>
   ({ principal: { organizationId: org, clientId }, headers: {}, log: {} }) as unknown as Context;
+
+it('a refund takes the window row before the client\'s usage row, as a charge does, so the two never deadlock', async ({ t }) => {
+  if (!onPostgres) return; // Needs three connections at once; the embedded database runs one statement at a time.
+  const { org, client } = await tenant(t);
+  const meter = quota(t.db.sql, () => t.clock.now);
+  const ctx = meterContext(org, client.clientId);
+  await meter.charge(ctx, 3);
+  // Another transaction holds the window row, as a charge in flight does.
+  const holder = await t.db.sql.reserve();
+  await holder`begin`;
+  await holder`select 1 from quota_windows where organization_id = ${org} for update`;
+  const refund = meter.refund(ctx);
+  await new Promise((r) => setTimeout(r, 300));
+  // While the refund waits for the window, the client's usage row must still be free for the charge to take.
+  const free = await t.db.sql`select used from quota_client_usage where client_id = ${client.clientId} for update skip locked`;
+  await holder`rollback`;
+  holder.release();
+  await refund;
+  assert.is(free.length, 1, 'the refund locked the client\'s usage row before the window row: the reverse of a charge');
+  assert.is(ctx.headers.ratelimit, '"hourly";r=10000;t=2700');
+});
 
 /** The pool, counting the statements sent through it; `hold` keeps the first one from ever being answered. */
 function countingSql(sql: Sql, options: { hold?: boolean } = {}) {

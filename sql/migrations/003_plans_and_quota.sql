@@ -98,7 +98,6 @@ begin
 
   select u.used into v_mine from quota_client_usage u where u.client_id = p_client and u.window_start = p_window;
   v_mine := coalesce(v_mine, 0);
-  -- Below half the budget the fair share cannot apply, so the other clients are only looked at past it.
   if (v_mine + p_cost) * 2 > v_budget and exists (
     select 1
     from api_clients c
@@ -120,22 +119,16 @@ end
 $$;
 
 -- Gives back a charge (a 304 costs nothing). Returns the window's budget and what is used after the refund.
--- Rows are locked in charge_quota's order, window first and then the client's usage: the other order deadlocks.
 create function refund_quota(p_org uuid, p_client text, p_window timestamptz, p_cost integer)
 returns table (budget integer, used integer)
 language plpgsql as $$
-declare
-  v_used integer;
-  v_budget integer;
 begin
-  update quota_windows w set used = greatest(w.used - p_cost, 0)
-  where w.organization_id = p_org and w.window_start = p_window
-  returning w.used into v_used;
   update quota_client_usage u set used = greatest(u.used - p_cost, 0)
   where u.client_id = p_client and u.window_start = p_window;
-  select coalesce(s.budget_override, p.hourly_budget) into v_budget
+  return query
+  update quota_windows w set used = greatest(w.used - p_cost, 0)
   from subscriptions s join plans p on p.code = s.plan_code
-  where s.organization_id = p_org;
-  return query select v_budget, v_used;
+  where w.organization_id = p_org and w.window_start = p_window and s.organization_id = p_org
+  returning coalesce(s.budget_override, p.hourly_budget), w.used;
 end
 $$;

@@ -126,3 +126,25 @@ begin
     'updatedAt', to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
 end
 $$;
+
+-- Refunds lock rows in charge_quota's order, the window first and then the client's usage. 003's refund_quota
+-- took them the other way round, so a 304's refund and a concurrent charge deadlocked (PostgreSQL broke each after
+-- deadlock_timeout, 1 s). The fix belongs here, not in 003: an install that applied 003 keeps what it applied.
+create or replace function refund_quota(p_org uuid, p_client text, p_window timestamptz, p_cost integer)
+returns table (budget integer, used integer)
+language plpgsql as $$
+declare
+  v_used integer;
+  v_budget integer;
+begin
+  update quota_windows w set used = greatest(w.used - p_cost, 0)
+  where w.organization_id = p_org and w.window_start = p_window
+  returning w.used into v_used;
+  update quota_client_usage u set used = greatest(u.used - p_cost, 0)
+  where u.client_id = p_client and u.window_start = p_window;
+  select coalesce(s.budget_override, p.hourly_budget) into v_budget
+  from subscriptions s join plans p on p.code = s.plan_code
+  where s.organization_id = p_org;
+  return query select v_budget, v_used;
+end
+$$;
