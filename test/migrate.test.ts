@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openDatabase } from '../src/database.ts';
@@ -55,6 +57,28 @@ it('a failing migration leaves nothing half-applied', async ({ db }) => {
   }
   const tables = await db.sql`select table_name from information_schema.tables where table_name in ('first', 'third')`;
   assert.equal(tables.length, 0);
+});
+
+
+// A migration that has shipped is never edited: an install that applied it keeps what it applied, so a change made
+// to the file would reach new installs only. Fixes go in a new migration; a new file adds its line here.
+const SHIPPED: Record<string, string> = {
+  '001_foundation': '0cb0133b3fb4bd74',
+  '002_identity': 'a1ca75d1e4007bfd',
+  '003_plans_and_quota': 'b4696758be8e488e',
+  '004_catalogue': 'ad0d9ef724ff5b48',
+  '005_report_definition': '536602ffef77787a',
+  '006_report_facts': 'ca59205b86a4ea9e',
+  '007_monthly_rollup': '2071b54417e74512',
+  '008_campaign_rollups': '44ad7a8c96d7d7c4',
+  '009_hot_path': '8e1e29e73d483908',
+};
+
+it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
+  for (const { name } of migrationFiles()) {
+    const digest = createHash('sha256').update(readFileSync(`sql/migrations/${name}.sql`)).digest('hex').slice(0, 16);
+    assert.is(digest, SHIPPED[name], `sql/migrations/${name}.sql ${SHIPPED[name] ? 'was edited after it shipped' : 'needs its line in SHIPPED'}`);
+  }
 });
 
 it.run();
