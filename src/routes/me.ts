@@ -8,6 +8,9 @@ import { secondsToReset, type Quota } from '../quota.ts';
 import { json } from '../respond.ts';
 import { withTimeout } from '../timeout.ts';
 
+/** /v1/me answers 200 whatever the store does, so none of its reads waits longer than this. */
+const READ_TIMEOUT_MS = 1000;
+
 const size = (list: AllowList) => (list === 'all' ? 'all' : list.length);
 
 export type MeDeps = { sql: Sql; clock: () => number; plans: Plans; quota: Quota };
@@ -19,7 +22,7 @@ export function me({ sql, clock, plans, quota }: MeDeps) {
     const resetAt = new Date(now + secondsToReset(now) * 1000);
     resetAt.setUTCMinutes(0, 0, 0);
     const [nearest, planStanding, quotaStanding] = await Promise.all([
-      withTimeout(query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]), 1000).then(
+      withTimeout(query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]), READ_TIMEOUT_MS).then(
         ([row]) => row.nearest?.toISOString() ?? null,
         () => null,
       ),
