@@ -9,6 +9,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/database.ts';
 import { migrate } from '../src/migrate.ts';
 import { query } from '../src/queries.ts';
+import { queryTexts } from '../src/sqlFiles.ts';
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -153,7 +154,7 @@ async function exportFloors(sql: Sql, accounts: string[], day: string, embedded:
   if (embedded) return { cursor };
   // COPY takes no parameters: the same query with them written in as literals.
   const literal = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? `'{${value.join(',')}}'::uuid[]` : typeof value === 'boolean' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
-  const text = readFileSync('sql/queries/report-data-creative.sql', 'utf8').replace(/^--.*$/gm, '').replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
+  const text = queryTexts()['report-data-creative'].replace(/^--.*$/gm, '').replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
   t0 = performance.now();
   for await (const _ of await sql.unsafe(`copy (${text}) to stdout (format csv)`).readable());
   return { cursor, copy: (performance.now() - t0) / 1000 };
