@@ -23,6 +23,8 @@ export type Context = {
   plan?: Plan;
   /** What this request was charged, for a refund. */
   charge?: Charge;
+  /** The organization's report version, read with the charge (migration 010): kept answers this new are current. */
+  reportsVersion?: number;
   /** Aborts when the request's deadline passes. */
   deadline: AbortSignal;
   /** Headers every response to this request carries (quota standing, for one). */

@@ -19,12 +19,19 @@ export type Paging = { page: number; pageSize: number };
  * return one row: `total` (every match) and `items` (the page, already in the response's shape).
  */
 export async function listPage(sql: Sql, name: string, paging: Paging, params: (string | number | boolean | null | string[])[] = []) {
-  const [row] = await query<{ total: number; items: unknown[] }>(sql, name, [paging.page, paging.pageSize, ...params]);
-  return json({
+  const [row] = await query<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
+  return json(envelope(paging, row));
+}
+
+/** What a list query returns: `total` (every match) and `items` (the page, already in the response's shape). */
+export type ListRow = { total: number; items: unknown[] };
+
+export function envelope(paging: Paging, row: ListRow) {
+  return {
     data: row.items,
     page: paging.page,
     pageSize: paging.pageSize,
     totalCount: row.total,
     hasMore: paging.page * paging.pageSize < row.total,
-  });
+  };
 }

@@ -43,7 +43,7 @@ export type Quota = {
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
 };
 
-type Standing = { outcome: string; budget: number; used: number };
+type Standing = { outcome: string; budget: number; used: number; reportsVersion: number };
 
 /** A charge waiting for its subscription's batch; one that gave up waiting is left out of the next batch. */
 type Waiting = { clientId: string; cost: number; gaveUp: boolean; settle: (row: Standing | undefined) => void; fail: (error: unknown) => void };
@@ -119,6 +119,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
       switch (row.outcome) {
         case 'ok':
           ctx.charge = { window, cost };
+          ctx.reportsVersion = row.reportsVersion;
           ctx.log.cost = cost;
           return;
         case 'spent':

@@ -15,7 +15,12 @@ export function respond(body: BodyInit | null, init?: ResponseInit): Response {
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function json(value: unknown, init: { status?: number; headers?: Record<string, string> } = {}): Response {
-  return new ResponseClass(JSON.stringify(value), {
+  return jsonText(JSON.stringify(value), init);
+}
+
+/** A JSON answer already written out (kept from an earlier request, say). */
+export function jsonText(body: string, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return new ResponseClass(body, {
     status: init.status ?? 200,
     headers: { 'content-type': JSON_TYPE, ...init.headers },
   });

@@ -72,6 +72,7 @@ const SHIPPED: Record<string, string> = {
   '007_monthly_rollup': '2071b54417e74512',
   '008_campaign_rollups': '44ad7a8c96d7d7c4',
   '009_hot_path': '8e1e29e73d483908',
+  '010_report_versions': '3c6f2c719a01ec3e',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -2,10 +2,11 @@
 import * as v from 'valibot';
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
-import { listPage, pagingEntries } from '../paging.ts';
+import { envelope, listPage, pagingEntries, type ListRow } from '../paging.ts';
 import { query } from '../queries.ts';
 import { readQuery } from '../queryParams.ts';
-import { json } from '../respond.ts';
+import { principalKey, reportCache } from '../reportCache.ts';
+import { jsonText } from '../respond.ts';
 import { allowList, notFound, pathId } from '../visibility.ts';
 
 const ReportsQuery = {
@@ -13,23 +14,42 @@ const ReportsQuery = {
   organizationId: v.optional(v.pipe(v.string(), v.uuid('organizationId must be a UUID'), v.toLowerCase())),
 };
 
+const NOWHERE = '00000000-0000-0000-0000-000000000000';
+
+/** Lists and definitions are kept per version (reportCache.ts); the queries read the version they saw. */
 export function reports(sql: Sql) {
+  const kept = reportCache();
   return {
-    list(ctx: Context): Promise<Response> {
+    async list(ctx: Context): Promise<Response> {
       const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
       const principal = ctx.principal!;
       // Spec §4.6 rule 2: another organization's id narrows to nothing rather than failing.
-      const org = organizationId ?? principal.organizationId;
-      const visibleOrg = org === principal.organizationId ? org : '00000000-0000-0000-0000-000000000000';
-      return listPage(sql, 'list-reports', paging, [visibleOrg, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
+      if (organizationId !== undefined && organizationId !== principal.organizationId) {
+        return listPage(sql, 'list-reports', paging, [NOWHERE, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
+      }
+      const key = `list ${principalKey(principal)} ${paging.page} ${paging.pageSize}`;
+      const body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
+      if (body !== undefined) return jsonText(body);
+      const params = [paging.page, paging.pageSize, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
+      const [row] = await query<ListRow & { version: number }>(sql, 'list-reports', params);
+      const text = JSON.stringify(envelope(paging, row));
+      kept.set(key, row.version, text);
+      return jsonText(text);
     },
     async get(ctx: Context): Promise<Response> {
       const principal = ctx.principal!;
       const id = pathId(ctx, 'report');
-      const params = [id, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
-      const [row] = await query<{ item: unknown }>(sql, 'get-report', params);
-      if (!row) throw notFound('report');
-      return json(row.item);
+      // The answer, a definition or a 404, is kept: a report that does not exist yet is news when the version moves.
+      const key = `get ${principalKey(principal)} ${id}`;
+      let body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
+      if (body === undefined) {
+        const params = [id, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
+        const [row] = await query<{ item: unknown; version: number }>(sql, 'get-report', params);
+        body = row.item === null ? '' : JSON.stringify(row.item);
+        kept.set(key, row.version, body);
+      }
+      if (body === '') throw notFound('report');
+      return jsonText(body);
     },
   };
 }
