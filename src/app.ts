@@ -27,7 +27,7 @@ import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint } from './routes/token.ts';
 import type { Scope } from './scopes.ts';
-import type { Direct } from './serve/types.ts';
+import type { Direct, IncomingRequest } from './serve/types.ts';
 import { signingKeys } from './signingKeys.ts';
 import { traceFrom, type Trace } from './trace.ts';
 
@@ -43,7 +43,7 @@ export type AppDeps = {
   readPlan?: PlanReader;
 };
 
-export type App = ((request: Request) => Promise<Response>) & {
+export type App = ((request: IncomingRequest) => Promise<Response>) & {
   /** Every route as [method, path], for checking the router against spec/openapi.json. */
   routes: [string, string][];
   /**
@@ -134,7 +134,7 @@ export function createApp(deps: AppDeps): App {
     return problemResponse(apiError, { problemsUrl: config.problemsUrl, instance: ctx.path, traceId: ctx.trace.traceId });
   }
 
-  const handle = async function handle(request: Request): Promise<Response> {
+  const handle = async function handle(request: IncomingRequest): Promise<Response> {
     const startedAt = clock();
     let trace: Trace | undefined;
     let ctx: Context | undefined;
@@ -200,12 +200,13 @@ export function healthLine(status: number, startedAt: number, ms: number, traceI
 }
 
 /** Enough of a context to answer and log a request whose own fields could not be read. */
-function fallbackContext(request: Request, trace: Trace, startedAt: number): Context {
+function fallbackContext(request: IncomingRequest, trace: Trace, startedAt: number): Context {
   let path = '/';
   try {
     path = new URL(request.url).pathname;
   } catch {}
-  return { ...createContext(new Request('http://invalid/'), trace, startedAt), path, requestMethod: 'UNKNOWN' };
+  const unreadable = { method: 'GET', url: 'http://invalid/', headers: new Headers(), body: null };
+  return { ...createContext(unreadable, trace, startedAt), path, requestMethod: 'UNKNOWN' };
 }
 
 /** Adds the per-request headers; HEAD keeps the headers and drops the body. */

@@ -1,7 +1,9 @@
 // Reads a request body up to a limit, so a huge upload is refused without being buffered.
+import type { IncomingRequest } from './serve/types.ts';
+
 export class BodyTooLarge extends Error {}
 
-export async function readBodyText(request: Request, limit: number): Promise<string> {
+export async function readBodyText(request: IncomingRequest, limit: number): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > limit) throw new BodyTooLarge();
   if (!request.body) return '';

@@ -2,6 +2,7 @@
 import type { Principal } from './accessTokens.ts';
 import type { Plan } from './plans.ts';
 import type { Charge } from './quota.ts';
+import type { IncomingRequest } from './serve/types.ts';
 import type { Trace } from './trace.ts';
 
 export type Context = {
@@ -11,7 +12,7 @@ export type Context = {
   requestMethod: string;
   url: string;
   path: string;
-  request: Request;
+  request: IncomingRequest;
   trace: Trace;
   startedAt: number;
   /** Filled by itty-router. */
@@ -36,7 +37,7 @@ export type Context = {
 const never = new AbortController().signal;
 
 /** The deadline's signal is made only when a route asks for it: an AbortController per request is not free. */
-export function createContext(request: Request, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
+export function createContext(request: IncomingRequest, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
   const url = new URL(request.url);
   return {
     method: request.method === 'HEAD' ? 'GET' : request.method,

@@ -1,4 +1,5 @@
 // Several processes on one database: a client revoked by the operator command is refused by every server within a second.
+import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from './support/app.ts';
@@ -72,6 +73,61 @@ it('an export cut by the deadline mid-stream ends that download, not the server'
     await blocker`rollback`.catch(() => {});
     blocker.release();
     await server?.stop();
+    await t.close();
+  }
+});
+
+it('a client that goes away mid-download stops its query, through the real server', async () => {
+  if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
+  const t = await testApp();
+  let server: RunningServer | undefined;
+  const blocker = await t.db.sql.reserve();
+  try {
+    const { org, client } = await tenant(t);
+    const { report } = await fixtureReport(t, org);
+    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off' });
+    const token = await tokenFrom(server, client);
+    await blocker`begin`;
+    await blocker.unsafe(LOCK_FACTS);
+    const running = async () =>
+      (await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`)[0].n;
+    const gone = new AbortController();
+    const res = await fetch(`${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: gone.signal,
+    });
+    assert.is(res.status, 200);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(await running(), 1, 'the export query waits on the lock');
+    gone.abort();
+    const until = Date.now() + 2000;
+    while ((await running()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.is(await running(), 0, 'the query is cancelled');
+  } finally {
+    await blocker`rollback`.catch(() => {});
+    blocker.release();
+    await server?.stop();
+    await t.close();
+  }
+});
+
+it('the Node server takes a request target in absolute form (RFC 9112 §3.2.2), and ignores a strange Host', async () => {
+  const t = await testApp();
+  const server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off' });
+  try {
+    const raw = (target: string, host: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(server.url);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk)).on('close', () => resolve(text)).on('error', reject);
+      });
+    assert.match(await raw('http://elsewhere.example/v1/health', 'elsewhere.example'), /^HTTP\/1\.1 200 /);
+    assert.match(await raw('http://elsewhere.example/v1/openapi.json?x=1', 'elsewhere.example'), /^HTTP\/1\.1 200 /);
+    assert.match(await raw('/v1/openapi.json', 'not a host'), /^HTTP\/1\.1 200 /);
+    assert.match(await raw('/v1/nowhere', 'x'), /^HTTP\/1\.1 404 [^]*application\/problem\+json/);
+  } finally {
+    await server.stop();
     await t.close();
   }
 });

@@ -7,6 +7,7 @@ import { notFound } from '../visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import { readDataParams, type DataParams, type Grouping } from './params.ts';
 import { accountsInScope, reportScope, type ReportScope } from './scope.ts';
+import type { IncomingRequest } from '../serve/types.ts';
 
 export type PreparedData = {
   scope: ReportScope;
@@ -103,7 +104,7 @@ export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: st
 }
 
 /** RFC 9110 §13.1.2: If-None-Match matches with the weak comparison, or on "*". */
-export function notModified(request: Request, etag: string): boolean {
+export function notModified(request: IncomingRequest, etag: string): boolean {
   const header = request.headers.get('if-none-match');
   if (!header) return false;
   if (header.trim() === '*') return true;

@@ -1,35 +1,10 @@
-// Node adapter: @whatwg-node/server on node:http, with its fast Response class.
-import { createServer, type ServerResponse } from 'node:http';
+// Node adapter: node:http. A request without a body is answered from a bare request object and written in one go;
+// the rest go through @whatwg-node/server. Responses are built with its fast Response class either way.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter, Response } from '@whatwg-node/server';
 import { useResponseClass } from '../respond.ts';
-import type { Serve } from './types.ts';
-
-/**
- * A streamed attachment (an export) that fails midway must reach the client as a cut connection, so a partial file
- * is never taken for a whole one. whatwg-node turns an errored body into a Node stream 'error' nobody listens to,
- * which ends the process; so the body is relayed here, and a failure destroys the socket instead.
- */
-function guardStream(response: globalThis.Response, res: ServerResponse | undefined): globalThis.Response {
-  if (!response.body || !response.headers.has('content-disposition')) return response;
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await reader.read();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      } catch {
-        res?.destroy();
-        controller.close();
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, headers: response.headers }) as unknown as globalThis.Response;
-}
+import type { Handler, IncomingRequest, Serve } from './types.ts';
 
 /**
  * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
@@ -43,15 +18,77 @@ function rawHeader(raw: string[], lowerName: string): string | undefined {
   return value;
 }
 
+/**
+ * A request without a body (GET, HEAD: every /v1 request) as the app reads it: no Fetch Request, no header object,
+ * headers looked up in the raw list when asked. Against whatwg-node's own request, about a third less CPU a request.
+ * The origin is fixed: the app reads the path and query only, so a strange Host header cannot matter. A target in
+ * absolute form (RFC 9112 §3.2.2: a server must accept it) keeps its own path and query.
+ */
+function bodilessRequest(req: IncomingMessage): IncomingRequest {
+  const raw = req.rawHeaders;
+  const target = req.url ?? '/';
+  return {
+    method: req.method!,
+    url: target.startsWith('/') || !URL.canParse(target) ? `http://localhost${target}` : target,
+    headers: { get: (name) => rawHeader(raw, name.toLowerCase()) ?? null },
+    body: null,
+  };
+}
+
+/** whatwg-node's Response keeps a text body as given; these are the fields its own writer reads too. */
+type TextBody = { bodyType?: string; bodyInit?: unknown };
+
+/**
+ * Relays a streamed body (an export) with backpressure. A client that goes away cancels the stream, which stops its
+ * query; a stream that fails midway cuts the connection, so a partial file is never taken for a whole one.
+ */
+async function relay(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+  const reader = body.getReader();
+  res.once('close', () => {
+    if (!res.writableFinished) reader.cancel().catch(() => {});
+  });
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (res.destroyed) return;
+      if (!res.write(next.value)) {
+        await new Promise<void>((resolve) => {
+          const done = () => (res.off('drain', done), res.off('close', done), resolve());
+          res.on('drain', done).on('close', done);
+        });
+      }
+    }
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+/** A text or empty answer in one writeHead and one end: one write on the socket. */
+function send(response: globalThis.Response, res: ServerResponse): void {
+  const { bodyType, bodyInit } = response as unknown as TextBody;
+  const headers: string[] = [];
+  response.headers.forEach((value, name) => headers.push(name, value));
+  res.writeHead(response.status, headers);
+  if (bodyType === 'String' || bodyInit == null) res.end((bodyInit ?? undefined) as string | undefined);
+  else void relay(bodyInit instanceof ReadableStream ? bodyInit : response.body!, res);
+}
+
+function answerBodiless(app: Handler, req: IncomingMessage, res: ServerResponse): void {
+  app(bodilessRequest(req)).then(
+    (response) => send(response, res),
+    // The handler answers every error itself; this is for a failure of its own, which must not end the process.
+    () => (res.headersSent ? res.destroy() : res.writeHead(500, ['content-length', '0']).end()),
+  );
+}
+
 export const serve: Serve = async (app, { port, host, direct }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
-  const adapter = createServerAdapter(async (request: Request, context: unknown) =>
-    guardStream(await app(request), (context as { res?: ServerResponse } | undefined)?.res),
-  );
+  // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
+  const adapter = createServerAdapter((request: Request) => app(request));
   // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
   const server = createServer((req, res) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
-    if (!answer) return adapter(req, res);
+    if (!answer) return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
     // A flat list of names and values: node:http takes it as is, with no object to walk.
     const headers: string[] = ['content-length', String(Buffer.byteLength(answer.body))];
     for (const name in answer.headers) headers.push(name, answer.headers[name]);

@@ -6,7 +6,18 @@ export type Listening = {
   close(): Promise<void>;
 };
 
-export type Handler = (request: Request) => Promise<Response>;
+/**
+ * What the app reads of a request. A Fetch Request has all of it; the Node adapter builds just this for a request
+ * without a body, which costs a fraction of a whole Request.
+ */
+export type IncomingRequest = {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Pick<Headers, 'get'>;
+  readonly body: ReadableStream<Uint8Array> | null;
+};
+
+export type Handler = (request: IncomingRequest) => Promise<Response>;
 
 /** A response written without the Fetch machinery: for the few requests an adapter can answer directly. */
 export type DirectAnswer = { status: number; headers: Record<string, string>; body: string };
