@@ -2,7 +2,8 @@
 import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { testApp } from './support/app.ts';
+import type { ReservedSql } from 'postgres';
+import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { createClient, createOrg, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
@@ -45,19 +46,36 @@ it('a client revoked through `readout client revoke` is refused by two servers w
   }
 });
 
-it('an export cut by the deadline mid-stream ends that download, not the server', async () => {
-  if (!onPostgres) return; // Only PostgreSQL can cancel the query the deadline cuts.
+type LockedExport = { t: TestApp; server: RunningServer; url: string; headers: Record<string, string>; blocker: ReservedSql };
+
+/**
+ * A server on a fresh tenant's database, and its fixture report's export URL, while another session holds the fact
+ * tables locked: the export's query waits until the lock goes.
+ */
+async function withLockedFacts(env: Record<string, string>, test: (s: LockedExport) => Promise<void>) {
   const t = await testApp();
   let server: RunningServer | undefined;
   const blocker = await t.db.sql.reserve();
   try {
     const { org, client } = await tenant(t);
     const { report } = await fixtureReport(t, org);
-    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', REQUEST_DEADLINE_MS: '1500' });
-    const token = await tokenFrom(server, client);
+    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', ...env });
+    const headers = { authorization: `Bearer ${await tokenFrom(server, client)}` };
     await blocker`begin`;
     await blocker.unsafe(LOCK_FACTS);
-    const res = await fetch(`${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, { headers: { authorization: `Bearer ${token}` } });
+    await test({ t, server, url: `${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, headers, blocker });
+  } finally {
+    await blocker`rollback`.catch(() => {});
+    blocker.release();
+    await server?.stop();
+    await t.close();
+  }
+}
+
+it('an export cut by the deadline mid-stream ends that download, not the server', async () => {
+  if (!onPostgres) return; // Only PostgreSQL can cancel the query the deadline cuts.
+  await withLockedFacts({ REQUEST_DEADLINE_MS: '1500' }, async ({ server, url, headers, blocker }) => {
+    const res = await fetch(url, { headers });
     assert.is(res.status, 200);
     let cut = false;
     try {
@@ -69,33 +87,16 @@ it('an export cut by the deadline mid-stream ends that download, not the server'
     await blocker`rollback`;
     assert.is((await fetch(`${server.url}/v1/health`)).status, 200, 'the server is still up');
     assert.not.match(server.output(), /Unhandled 'error' event/);
-  } finally {
-    await blocker`rollback`.catch(() => {});
-    blocker.release();
-    await server?.stop();
-    await t.close();
-  }
+  });
 });
 
 it('a client that goes away mid-download stops its query, through the real server', async () => {
   if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
-  const t = await testApp();
-  let server: RunningServer | undefined;
-  const blocker = await t.db.sql.reserve();
-  try {
-    const { org, client } = await tenant(t);
-    const { report } = await fixtureReport(t, org);
-    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off' });
-    const token = await tokenFrom(server, client);
-    await blocker`begin`;
-    await blocker.unsafe(LOCK_FACTS);
+  await withLockedFacts({}, async ({ t, url, headers }) => {
     const running = async () =>
       (await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`)[0].n;
     const gone = new AbortController();
-    const res = await fetch(`${server.url}/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: gone.signal,
-    });
+    const res = await fetch(url, { headers, signal: gone.signal });
     assert.is(res.status, 200);
     await new Promise((r) => setTimeout(r, 300));
     assert.is(await running(), 1, 'the export query waits on the lock');
@@ -103,12 +104,7 @@ it('a client that goes away mid-download stops its query, through the real serve
     const until = Date.now() + 2000;
     while ((await running()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     assert.is(await running(), 0, 'the query is cancelled');
-  } finally {
-    await blocker`rollback`.catch(() => {});
-    blocker.release();
-    await server?.stop();
-    await t.close();
-  }
+  });
 });
 
 it('the Node server takes a request target in absolute form (RFC 9112 §3.2.2), and ignores a strange Host', async () => {
