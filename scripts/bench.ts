@@ -9,6 +9,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/database.ts';
 import { migrate } from '../src/migrate.ts';
 import { query } from '../src/queries.ts';
+import { groupingFile } from '../src/reportData/rows.ts';
 import { queryTexts } from '../src/sqlFiles.ts';
 
 const flag = (name: string, fallback: string) => {
@@ -151,12 +152,14 @@ async function download(url: string, token: string, pid: number) {
 async function exportFloors(sql: Sql, accounts: string[], day: string, embedded: boolean) {
   const params = [accounts, null, day, day, 'USD', null, false];
   let t0 = performance.now();
-  for await (const _ of query(sql, 'report-data-creative', params as never[]).cursor(1000));
+  // The file the server picks for this range (a day: the join-first one).
+  const file = groupingFile('creative', { from: day, to: day });
+  for await (const _ of query(sql, file, params as never[]).cursor(1000));
   const cursor = (performance.now() - t0) / 1000;
   if (embedded) return { cursor };
   // COPY takes no parameters: the same query with them written in as literals.
   const literal = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? `'{${value.join(',')}}'::uuid[]` : typeof value === 'boolean' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
-  const text = queryTexts()['report-data-creative'].replace(/^--.*$/gm, '').replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
+  const text = queryTexts()[file].replace(/^--.*$/gm, '').replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
   t0 = performance.now();
   for await (const _ of await sql.unsafe(`copy (${text}) to stdout (format csv)`).readable());
   return { cursor, copy: (performance.now() - t0) / 1000 };

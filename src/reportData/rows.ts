@@ -25,12 +25,21 @@ export async function dayRange(sql: Sql, ctx: Context, data: PreparedData, now: 
   return { from, to };
 }
 
+/** From this many days, creatives' facts are summed before they are joined (report-data-creative-summed.sql). */
+export const SUM_CREATIVES_FIRST_DAYS = 28;
+
+const days = (range: { from: string; to: string }) => (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000 + 1;
+
+export function groupingFile(grouping: PreparedData['grouping'], range: { from: string; to: string }): string {
+  if (grouping !== 'video' && grouping !== 'creative') return `report-data-${grouping}`;
+  return days(range) >= SUM_CREATIVES_FIRST_DAYS ? 'report-data-creative-summed' : 'report-data-creative';
+}
+
 function groupingQuery(sql: Sql, data: PreparedData, range: { from: string; to: string }) {
   const params: unknown[] = [data.accountIds, data.campaignIds, range.from, range.to, data.scope.currency, data.params.nameFilter || null];
   if (data.grouping === 'segment') params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
-  const file = data.grouping === 'video' ? 'report-data-creative' : `report-data-${data.grouping}`;
-  return query<SumRow>(sql, file, params as never[]);
+  return query<SumRow>(sql, groupingFile(data.grouping, range), params as never[]);
 }
 
 function toRow(row: SumRow, data: PreparedData): DataRow {

@@ -1,0 +1,19 @@
+-- report-data-creative for long ranges: the same columns, rows and order, with the facts summed per creative before
+-- they meet creatives. Over many days a creative has many fact rows: summing first joins one row a creative instead
+-- of one a day (400 days of 10,000 creatives: about 2.5x faster once the tables' statistics are analyzed). Over a
+-- few days it is no gain, and PostgreSQL cannot estimate how many groups the sum makes (it assumes 200): with a
+-- million creatives on one day it looked each one up by index and took twice as long. rows.ts picks by range.
+-- Parameters: as report-data-creative.
+select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+       s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+from (
+  select f.creative_id,
+         sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
+         sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
+         sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
+  from report_facts($1, $2, $3, $4, $5) f
+  group by f.creative_id
+) s
+join creatives cr on cr.id = s.creative_id and (not $7::boolean or cr.format = 'video')
+where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
+order by cr.name, cr.id
