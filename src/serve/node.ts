@@ -2,7 +2,7 @@
 // the rest go through @whatwg-node/server. Responses are built with its fast Response class either way.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServerAdapter, Response } from '@whatwg-node/server';
+import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
 import { useResponseClass } from '../respond.ts';
 import type { Handler, IncomingRequest, Serve } from './types.ts';
 
@@ -39,43 +39,51 @@ function bodilessRequest(req: IncomingMessage): IncomingRequest {
 type TextBody = { bodyType?: string; bodyInit?: unknown };
 
 /**
- * Relays a streamed body (an export) with backpressure. A client that goes away cancels the stream, which stops its
- * query; a stream that fails midway cuts the connection, so a partial file is never taken for a whole one.
+ * A streamed body (an export), relayed for whatwg-node's writer. A client that goes away cancels the source, which
+ * stops its query; a source that fails midway cuts the connection instead of ending the response, so a partial file
+ * is never taken for a whole one (whatwg-node would turn the error into a stream 'error' nobody listens to, which
+ * ends the process).
  */
-async function relay(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
+function guardStream(body: ReadableStream<Uint8Array>, res: ServerResponse): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   res.once('close', () => {
     if (!res.writableFinished) reader.cancel().catch(() => {});
   });
-  try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      if (res.destroyed) return;
-      if (!res.write(next.value)) {
-        await new Promise<void>((resolve) => {
-          const done = () => (res.off('drain', done), res.off('close', done), resolve());
-          res.on('drain', done).on('close', done);
-        });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      } catch {
+        res.destroy();
+        controller.close();
       }
-    }
-    res.end();
-  } catch {
-    res.destroy();
-  }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
 }
 
-/** A text or empty answer in one writeHead and one end: one write on the socket. */
-function send(response: globalThis.Response, res: ServerResponse): void {
+/** A text or empty answer in one writeHead and one end: one write on the socket; a stream through whatwg-node's writer. */
+function send(response: globalThis.Response, req: IncomingMessage, res: ServerResponse): void {
   const { bodyType, bodyInit } = response as unknown as TextBody;
+  if (bodyType !== 'String' && bodyInit != null) {
+    const body = bodyInit instanceof ReadableStream ? (bodyInit as ReadableStream<Uint8Array>) : response.body!;
+    const streamed = new Response(guardStream(body, res), { status: response.status, headers: response.headers });
+    void sendNodeResponse(streamed as unknown as globalThis.Response, res, req, false);
+    return;
+  }
   const headers: string[] = [];
   response.headers.forEach((value, name) => headers.push(name, value));
   res.writeHead(response.status, headers);
-  if (bodyType === 'String' || bodyInit == null) res.end((bodyInit ?? undefined) as string | undefined);
-  else void relay(bodyInit instanceof ReadableStream ? bodyInit : response.body!, res);
+  res.end((bodyInit ?? undefined) as string | undefined);
 }
 
 function answerBodiless(app: Handler, req: IncomingMessage, res: ServerResponse): void {
   app(bodilessRequest(req)).then(
-    (response) => send(response, res),
+    (response) => send(response, req, res),
     // The handler answers every error itself; this is for a failure of its own, which must not end the process.
     () => (res.headersSent ? res.destroy() : res.writeHead(500, ['content-length', '0']).end()),
   );
