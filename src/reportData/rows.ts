@@ -26,7 +26,7 @@ export async function dayRange(sql: Sql, ctx: Context, data: PreparedData, now: 
 }
 
 /** From this many days, creatives' facts are summed before they are joined (report-data-creative-summed.sql). */
-export const SUM_CREATIVES_FIRST_DAYS = 28;
+const SUM_CREATIVES_FIRST_DAYS = 28;
 
 const days = (range: { from: string; to: string }) => (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000 + 1;
 
