@@ -107,14 +107,14 @@ it('a client that goes away mid-download stops its query, through the real serve
   });
 });
 
-it('the Node server takes a request target in absolute form (RFC 9112 §3.2.2), and ignores a strange Host', async () => {
+it('the Node server takes a target in absolute form (RFC 9112 §3.2.2), ignores a strange Host, and answers HEAD with headers only', async () => {
   const t = await testApp();
   const server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off' });
   try {
-    const raw = (target: string, host: string) =>
+    const raw = (target: string, host: string, method = 'GET') =>
       new Promise<string>((resolve, reject) => {
         const { port } = new URL(server.url);
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
         let text = '';
         socket.on('data', (chunk) => (text += chunk)).on('close', () => resolve(text)).on('error', reject);
       });
@@ -122,6 +122,12 @@ it('the Node server takes a request target in absolute form (RFC 9112 §3.2.2), 
     assert.match(await raw('http://elsewhere.example/v1/openapi.json?x=1', 'elsewhere.example'), /^HTTP\/1\.1 200 /);
     assert.match(await raw('/v1/openapi.json', 'not a host'), /^HTTP\/1\.1 200 /);
     assert.match(await raw('/v1/nowhere', 'x'), /^HTTP\/1\.1 404 [^]*application\/problem\+json/);
+    const get = await raw('/v1/openapi.json', 'x');
+    const head = await raw('/v1/openapi.json', 'x', 'HEAD');
+    const length = (text: string) => /\r\ncontent-length: (\d+)\r\n/i.exec(text)?.[1];
+    assert.ok(length(get), 'the GET says its length');
+    assert.is(length(head), length(get), "HEAD says the GET's length");
+    assert.is(head.slice(head.indexOf('\r\n\r\n') + 4), '', 'and sends no body');
   } finally {
     await server.stop();
     await t.close();
