@@ -52,6 +52,8 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
    * database check is due, so the pipeline answers those.
    */
   direct: Direct;
+  /** Ends what the app holds in the store's name (quota leases); call it before the database closes. */
+  close(): Promise<void>;
 };
 
 /** A request's quota cost: fixed, or worked out from the request (report data). */
@@ -173,7 +175,11 @@ export function createApp(deps: AppDeps): App {
     else writeLine(healthLine(answer.status, startedAt, clock() - startedAt, trace.traceId));
     return { status: answer.status, body: answer.body, headers: { ...answer.headers, traceparent: trace.traceparent } };
   };
-  return Object.assign(handle, { routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]), direct });
+  return Object.assign(handle, {
+    routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]),
+    direct,
+    close: () => meter.close(),
+  });
 }
 
 /** One log line a request, whichever way it was answered. */

@@ -83,6 +83,7 @@ async function shutdown(signal: string) {
   stopping = true;
   note('shutting down', { signal });
   await server.close();
+  await app?.close();
   await database.close();
   process.exit(0);
 }

@@ -73,6 +73,7 @@ const SHIPPED: Record<string, string> = {
   '008_campaign_rollups': '44ad7a8c96d7d7c4',
   '009_hot_path': '8e1e29e73d483908',
   '010_report_versions': '3c6f2c719a01ec3e',
+  '011_quota_leases': '1fb5c1998bc33065',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -127,6 +127,8 @@ it('concurrent charges and refunds all succeed and net to zero', async ({ t }) =
     if (i % 2 === 0) await meter.refund(ctx);
   }));
   await Promise.all(contexts.filter((_, i) => i % 2 === 1).map((ctx) => meter.refund(ctx)));
+  // Forty charges at once take a lease; refunds of leased charges go back into it, and closing gives it back.
+  await meter.close();
   const [row] = await t.db.sql`select w.used as window, (select used from quota_client_usage where client_id = ${client.clientId}) as client
     from quota_windows w where w.organization_id = ${org}`;
   assert.equal({ ...row }, { window: 0, client: 0 });
@@ -206,6 +208,105 @@ it('charge_quota, which processes from before migration 009 call, is a batch of 
   assert.equal(await one(), ['ok:1']);
   await t.db.sql`select * from charge_quota_batch(${org}, ${window}, ${[client.clientId]}, ${[1]})`;
   assert.equal(await one(), ['spent:2']);
+});
+
+const standingOf = async (sql: Sql, org: string, clientId: string) => {
+  const [row] = await sql`select w.used as window, (select used from quota_client_usage where client_id = ${clientId}) as client
+    from quota_windows w where w.organization_id = ${org}`;
+  return { ...row };
+};
+
+it('a busy client takes a lease: fewer calls, every charge counted, and the unspent units go back on close', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const counted = countingSql(t.db.sql);
+  const meter = quota(counted.sql, () => t.clock.now);
+  let ok = 0;
+  for (let wave = 0; wave < 5; wave++) {
+    await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1).then(() => ok++)));
+  }
+  assert.is(ok, 200);
+  // A batch of one, then batches that each take a lease of up to 100 units: far fewer calls than waves of 40 alone.
+  assert.ok(counted.calls <= 8, `${counted.calls} calls for 200 charges`);
+  const held = await standingOf(t.db.sql, org, client.clientId);
+  assert.ok(held.window > 200 && held.window === held.client, `the store counts the lease: ${JSON.stringify(held)}`);
+  await meter.close();
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 200, client: 200 });
+});
+
+it('a lease running low is renewed ahead, so a busy client keeps spending without waiting on the store', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const counted = countingSql(t.db.sql);
+  const meter = quota(counted.sql, () => t.clock.now);
+  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  const before = counted.calls;
+  // One at a time now: without renewals each charge past the first lease would be a call of its own.
+  for (let i = 0; i < 150; i++) await meter.charge(meterContext(org, client.clientId), 1);
+  assert.ok(counted.calls - before <= 5, `${counted.calls - before} calls for 150 charges`);
+  await meter.close();
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 190, client: 190 });
+});
+
+it('unspent lease units go back by themselves within a quarter of a second', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const meter = quota(t.db.sql, () => t.clock.now);
+  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  assert.ok((await standingOf(t.db.sql, org, client.clientId)).window > 40, 'a lease was taken');
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 40, client: 40 });
+});
+
+it('with leases the window never passes the budget, and every unit is spent or given back', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '3000']);
+  const meter = quota(t.db.sql, () => t.clock.now);
+  let ok = 0;
+  let refused = 0;
+  for (let wave = 0; wave < 32; wave++) {
+    await Promise.all(
+      Array.from({ length: 100 }, () =>
+        meter.charge(meterContext(org, client.clientId), 1).then(
+          () => ok++,
+          (e: ApiError) => (assert.is(e.type, 'rate-limit-exceeded'), refused++),
+        ),
+      ),
+    );
+    assert.ok((await standingOf(t.db.sql, org, client.clientId)).window <= 3000);
+  }
+  assert.is(ok + refused, 3200);
+  assert.ok(ok <= 3000 && ok >= 3000 - 100, `${ok} served of a budget of 3000`);
+  await meter.close();
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: ok, client: ok });
+});
+
+it('a lease is sized to stay clear of the budget and of half of it, and is not taken for a small budget', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  await createClient(t.db.sql, org, { name: 'dashboard' });
+  // Each case in a window of its own.
+  const windowAt = (hours: number) => new Date(windowStart(t.clock.now) + hours * 3600_000);
+  const charge = async (budget: number, hours: number, asks: number[]) => {
+    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', String(budget)]);
+    const rows = await t.db.sql`select outcome, used, leased from charge_quota_leasing(${org}, ${windowAt(hours)},
+      ${asks.map(() => client.clientId)}, ${asks.map(() => 1)}, ${asks})`;
+    return rows.map((r) => `${r.outcome}:${r.used}:${r.leased}`);
+  };
+  // Budget 100 000: a 64th of what is left before half the budget is 781, so the whole 100 asked is leased.
+  assert.equal(await charge(100_000, 0, [0, 100]), ['ok:1:0', 'ok:102:100']);
+  // Budget 1 000: half is 500, and (500 - 1) / 64 is 7 units.
+  assert.equal(await charge(1000, 1, [100]), ['ok:8:7']);
+  // Near half the budget (490 of 500: 10 / 64 is 0), none.
+  await t.db.sql`update quota_client_usage set used = 490 where client_id = ${client.clientId} and window_start = ${windowAt(1)}`;
+  await t.db.sql`update quota_windows set used = 490 where organization_id = ${org} and window_start = ${windowAt(1)}`;
+  assert.equal(await charge(1000, 1, [100]), ['ok:491:0']);
+  // A budget of 100: (100 - 1) / 64 is 1, too few to lease.
+  assert.equal(await charge(100, 2, [100]), ['ok:1:0']);
+});
+
+it('/v1/me right after a burst reads what was spent, not what this process holds leased', async ({ t }) => {
+  const { token } = await tenant(t);
+  const statuses = await Promise.all(Array.from({ length: 40 }, () => call(t, token).then((r) => r.status)));
+  assert.equal(statuses, statuses.map(() => 200));
+  const me = await (await t.fetch('/v1/me', bearer(token))).json();
+  assert.is(me.quota.remaining, 10000 - 40);
 });
 
 it('a call the store never answers fails its charges, and the next charges go through', async ({ t }) => {

@@ -33,6 +33,9 @@ export async function testApp(overrides: Partial<AppDeps> & { env?: Record<strin
     clock,
     fetch: (path, init) => app(new Request(BASE + path, init)),
     app,
-    close: () => db.close(),
+    close: async () => {
+      await app.close();
+      await db.close();
+    },
   };
 }
