@@ -33,7 +33,10 @@ const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const connection = options.asyncCommit ? { synchronous_commit: 'off' } : {};
+    // JIT compiles a report query for longer than the query runs: measured on 400 days of campaign data, 257 ms
+    // with it and 73 ms without; a month of creatives 2.1 s and 0.5 s; the export of a million rows spent 0.8 s
+    // compiling. These are the sizes every query here has, so it is off for the service's connections.
+    const connection = { jit: 'off', ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}) };
     const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10, connection: connection as Record<string, string> });
     const url = new URL(options.databaseUrl);
     return { sql, description: `postgresql://${url.host}${url.pathname}`, close: () => sql.end({ timeout: 5 }) };

@@ -204,6 +204,12 @@ it('reports:data is the scope it needs', async (ctx) => {
   assert.match((await res.json()).detail, 'reports:data');
 });
 
+it('on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run', async (ctx) => {
+  if (!onPostgres) return; // PGlite has no JIT.
+  const [{ jit }] = await ctx.t.db.sql`show jit`;
+  assert.is(jit, 'off');
+});
+
 it.run();
 
 // ---
