@@ -276,7 +276,20 @@ try {
 
   if (runs('data')) {
     const groupings: Record<string, Load> = {};
-    for (const groupBy of ['campaign', 'total', 'month', 'ad-account', 'creative', 'video']) {
+    // The campaign grouping and its own SQL run in interleaved rounds, as the HTTP scenarios do: the overhead is
+    // the median of the rounds' own ratios, each of a pair measured a few seconds apart.
+    const params = [main.accounts, null, from, lastDay, 'USD', null];
+    const campaignRuns: Load[] = [];
+    const ownRuns: Awaited<ReturnType<typeof loop>>[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      log(`data round ${round}/${rounds}: campaign through HTTP, then its own SQL`);
+      campaignRuns.push(await load(dataUrl('campaign'), server.pid, DATA_C, auth));
+      ownRuns.push(await loop(DATA_C, duration, () => query(sql, 'report-data-campaign', params as never[])));
+    }
+    const each = rounds > 1 ? `, median of ${rounds} rounds` : '';
+    groupings.campaign = medianRun(campaignRuns);
+    rows.push([`data groupBy=campaign, ${days} days, all accounts (c=${DATA_C}${each})`, groupings.campaign]);
+    for (const groupBy of ['total', 'month', 'ad-account', 'creative', 'video']) {
       log(`data ${groupBy}`);
       groupings[groupBy] = await load(dataUrl(groupBy), server.pid, DATA_C, auth);
       rows.push([`data groupBy=${groupBy}, ${days} days, all accounts (c=${DATA_C})`, groupings[groupBy]]);
@@ -287,9 +300,8 @@ try {
     rows.push(['data, If-None-Match → 304', notModified]);
 
     log('SQL floors');
-    const params = [main.accounts, null, from, lastDay, 'USD', null];
-    const ownSql = await loop(DATA_C, duration, () => query(sql, 'report-data-campaign', params as never[]));
-    rows.push([`the endpoint's own SQL via postgres.js (c=${DATA_C})`, ownSql]);
+    const ownSql = [...ownRuns].sort((a, b) => a.p50 - b.p50)[Math.floor((ownRuns.length - 1) / 2)];
+    rows.push([`the endpoint's own SQL via postgres.js (c=${DATA_C}${each})`, ownSql]);
     const naive = await loop(DATA_C, duration, () =>
       sql.unsafe(
         `select campaign_id, sum(impressions) as impressions, sum(clicks) as clicks, sum(spend) as spend, sum(conversions) as conversions,
@@ -299,10 +311,12 @@ try {
       ),
     );
     rows.push([`naive GROUP BY over raw facts (c=${DATA_C})`, naive]);
-    const overhead = groupings.campaign.p50 / ownSql.p50 - 1;
+    const overheads = campaignRuns.map((r, i) => r.p50 / ownRuns[i].p50 - 1);
+    const overhead = median(overheads);
+    const overheadRounds = rounds > 1 ? ` (rounds: ${overheads.map((x) => f(x * 100)).join(', ')})` : '';
     targets.push(
       ['data campaign p50 ≤ 1/5 of the naive GROUP BY', `${f(naive.p50 / groupings.campaign.p50, 1)}× faster`, groupings.campaign.p50 * 5 <= naive.p50],
-      ["HTTP overhead over the endpoint's own SQL ≤ 15 %", `${f(overhead * 100)} %`, overhead <= 0.15],
+      ["HTTP overhead over the endpoint's own SQL ≤ 15 %", `${f(overhead * 100)} %${overheadRounds}`, overhead <= 0.15],
       ['304 ≥ 10× data throughput', `${f(notModified.rps / groupings.campaign.rps, 1)}×`, notModified.rps >= 10 * groupings.campaign.rps],
     );
   }
