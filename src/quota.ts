@@ -93,7 +93,8 @@ function leaseBooks(sql: Sql) {
   return {
     /** The standing as this process knows it: the store's used less the unspent units it holds. */
     used(organizationId: string, window: number, storeUsed: number) {
-      return storeUsed - unspent(books.get(bookKey(organizationId, window)));
+      // A lease granted after the store was read is not in storeUsed: never below nothing.
+      return Math.max(storeUsed - unspent(books.get(bookKey(organizationId, window))), 0);
     },
 
     /**
