@@ -1,4 +1,4 @@
-// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 3] [--only http,data,exports]: builds the data set, starts the server, drives it with autocannon from
+// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,exports]: builds the data set, starts the server, drives it with autocannon from
 // another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ const scale = Number(flag('scale', '1'));
 const duration = Number(flag('duration', '10'));
 // The HTTP scenarios run this many times, interleaved, and each ratio is the median of the rounds' own ratios:
 // this machine's throughput drifts by tens of percent within minutes.
-const rounds = Math.max(1, Number(flag('rounds', '3')));
+const rounds = Math.max(1, Number(flag('rounds', '5')));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flag('only', '');
 const runs = (part: 'http' | 'data' | 'exports') => only === '' || only.split(',').includes(part);
