@@ -395,4 +395,30 @@ processes('300 concurrent requests against a budget of 100 from two server proce
   }
 });
 
+processes('leases across two processes: every request served, and a shutdown gives back what was unspent', async () => {
+  const t = await testApp();
+  const servers: RunningServer[] = [];
+  try {
+    const org = await createOrg(t.db.sql);
+    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '100000']);
+    const client = await createClient(t.db.sql, org);
+    const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test' };
+    servers.push(await startServer(env), await startServer(env));
+    const access_token = await tokenFrom(servers[0], client);
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
+      ),
+    );
+    assert.equal(statuses, statuses.map(() => 200));
+    // At once, inside the leases' quarter second: only the shutdown can give the unspent units back.
+    for (const server of servers.splice(0)) assert.is(await server.stop(), 0);
+    const [row] = await t.db.sql`select sum(used)::int as used from quota_windows where organization_id = ${org}`;
+    assert.is(row.used, 300);
+  } finally {
+    for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
 processes.run();
