@@ -162,8 +162,10 @@ function leaseBooks(sql: Sql) {
 
 type Leases = ReturnType<typeof leaseBooks>;
 
-/** A charge waiting for its subscription's batch; one that gave up waiting is left out of the next batch. */
-/** ask: the most units to lease after the charge (a renewal is a charge of 0 that asks). */
+/**
+ * A charge waiting for its subscription's batch; one that gave up waiting is left out of the next batch. ask: the
+ * most units to lease after it (a renewal is a charge of 0 that asks).
+ */
 type Waiting = { clientId: string; cost: number; ask: number; gaveUp: boolean; settle: (row: Standing | undefined) => void; fail: (error: unknown) => void };
 
 /** More than this many waiting charges go in more than one call. */
