@@ -117,6 +117,12 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
   assert.is(await remaining(), 5, 'a second refund gives nothing more');
 });
 
+const standingOf = async (sql: Sql, org: string, clientId: string) => {
+  const [row] = await sql`select w.used as window, (select used from quota_client_usage where client_id = ${clientId}) as client
+    from quota_windows w where w.organization_id = ${org}`;
+  return { ...row };
+};
+
 it('concurrent charges and refunds all succeed and net to zero', async ({ t }) => {
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
@@ -129,9 +135,7 @@ it('concurrent charges and refunds all succeed and net to zero', async ({ t }) =
   await Promise.all(contexts.filter((_, i) => i % 2 === 1).map((ctx) => meter.refund(ctx)));
   // Forty charges at once take a lease; refunds of leased charges go back into it, and closing gives it back.
   await meter.close();
-  const [row] = await t.db.sql`select w.used as window, (select used from quota_client_usage where client_id = ${client.clientId}) as client
-    from quota_windows w where w.organization_id = ${org}`;
-  assert.equal({ ...row }, { window: 0, client: 0 });
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 0, client: 0 });
 });
 
 const meterContext = (org: string, clientId: string) =>
@@ -210,12 +214,6 @@ it('charge_quota, which processes from before migration 009 call, is a batch of 
   assert.equal(await one(), ['spent:2']);
 });
 
-const standingOf = async (sql: Sql, org: string, clientId: string) => {
-  const [row] = await sql`select w.used as window, (select used from quota_client_usage where client_id = ${clientId}) as client
-    from quota_windows w where w.organization_id = ${org}`;
-  return { ...row };
-};
-
 it('a busy client takes a lease: fewer calls, every charge counted, and the unspent units go back on close', async ({ t }) => {
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql);
@@ -244,6 +242,22 @@ it('a lease running low is renewed ahead, so a busy client keeps spending withou
   assert.ok(counted.calls - before <= 5, `${counted.calls - before} calls for 150 charges`);
   await meter.close();
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 190, client: 190 });
+});
+
+it('a refund of a leased charge goes back into the lease, with no call to the store', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  const counted = countingSql(t.db.sql);
+  const meter = quota(counted.sql, () => t.clock.now);
+  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  const leased = Array.from({ length: 10 }, () => meterContext(org, client.clientId));
+  for (const ctx of leased) await meter.charge(ctx, 1);
+  assert.ok(leased.every((ctx) => ctx.charge?.leased), 'served from the lease');
+  const before = counted.calls;
+  for (const ctx of leased) await meter.refund(ctx);
+  assert.is(counted.calls, before, 'no refund went to the store');
+  assert.is(leased[9].headers.ratelimit, '"hourly";r=9960;t=2700');
+  await meter.close();
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 40, client: 40 });
 });
 
 it('unspent lease units go back by themselves within a quarter of a second', async ({ t }) => {
@@ -370,12 +384,13 @@ order.run();
 
 const processes = suite('quota across processes');
 
-processes('300 concurrent requests against a budget of 100 from two server processes: exactly 100 succeed', async () => {
+/** Two server processes on one fresh database, a client at the budget given, and 300 concurrent requests split between them. */
+async function burstOnTwoServers(budget: number, check: (statuses: number[], servers: RunningServer[], t: TestApp, org: string) => Promise<void>) {
   const t = await testApp();
   const servers: RunningServer[] = [];
   try {
     const org = await createOrg(t.db.sql);
-    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '100']);
+    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', String(budget)]);
     const client = await createClient(t.db.sql, org);
     const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test' };
     servers.push(await startServer(env), await startServer(env));
@@ -385,40 +400,29 @@ processes('300 concurrent requests against a budget of 100 from two server proce
         fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
       ),
     );
-    const count = (s: number) => statuses.filter((x) => x === s).length;
-    assert.equal({ ok: count(200), limited: count(429) }, { ok: 100, limited: 200 });
-    const [row] = await t.db.sql`select sum(used)::int as used from quota_windows where organization_id = ${org}`;
-    assert.is(row.used, 100);
+    await check(statuses, servers, t, org);
   } finally {
     for (const server of servers) await server.stop();
     await t.close();
   }
-});
+}
 
-processes('leases across two processes: every request served, and a shutdown gives back what was unspent', async () => {
-  const t = await testApp();
-  const servers: RunningServer[] = [];
-  try {
-    const org = await createOrg(t.db.sql);
-    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '100000']);
-    const client = await createClient(t.db.sql, org);
-    const env = { DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test' };
-    servers.push(await startServer(env), await startServer(env));
-    const access_token = await tokenFrom(servers[0], client);
-    const statuses = await Promise.all(
-      Array.from({ length: 300 }, (_, i) =>
-        fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
-      ),
-    );
+const windowUsed = async (t: TestApp, org: string) =>
+  (await t.db.sql`select sum(used)::int as used from quota_windows where organization_id = ${org}`)[0].used;
+
+processes('300 concurrent requests against a budget of 100 from two server processes: exactly 100 succeed', () =>
+  burstOnTwoServers(100, async (statuses, _, t, org) => {
+    const count = (s: number) => statuses.filter((x) => x === s).length;
+    assert.equal({ ok: count(200), limited: count(429) }, { ok: 100, limited: 200 });
+    assert.is(await windowUsed(t, org), 100);
+  }));
+
+processes('leases across two processes: every request served, and a shutdown gives back what was unspent', () =>
+  burstOnTwoServers(100_000, async (statuses, servers, t, org) => {
     assert.equal(statuses, statuses.map(() => 200));
     // At once, inside the leases' quarter second: only the shutdown can give the unspent units back.
     for (const server of servers.splice(0)) assert.is(await server.stop(), 0);
-    const [row] = await t.db.sql`select sum(used)::int as used from quota_windows where organization_id = ${org}`;
-    assert.is(row.used, 300);
-  } finally {
-    for (const server of servers) await server.stop();
-    await t.close();
-  }
-});
+    assert.is(await windowUsed(t, org), 300);
+  }));
 
 processes.run();
