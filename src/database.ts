@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { keepExchangesWhole } from './embeddedQueue.ts';
 
 export type Sql = postgres.Sql;
 
@@ -74,6 +75,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
   const pglite = await PGlite.create(options.dataDir);
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 64 });
+  keepExchangesWhole(server);
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   if (options.dataDir) await writeFile(portFile(options.dataDir), JSON.stringify({ port }));

@@ -291,6 +291,26 @@ demo('a months report needs no dates and spans everything it holds', async ({ t,
   assert.is(body.dateTo.slice(0, 7), body.rows.at(-1).dimensions.month);
 });
 
+demo('requests running at once each get their own answer, exports streaming among them', async ({ t, d }) => {
+  // The embedded database serves every connection from one session: statements and portals of one request must
+  // never be taken for another's, however their messages interleave.
+  const report = d.reports['Cross-channel performance'];
+  const urls = ['campaign', 'ad-account', 'month', 'creative', 'total'].map((g) => `/v1/reports/${report}/data?${RANGE}&groupBy=${g}`);
+  urls.push(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-03&groupBy=creative`);
+  const exports = ['csv', 'xlsx'].map((ext) => `/v1/reports/${report}/export.${ext}?dateFrom=2026-01-01&dateTo=2026-01-20&groupBy=creative`);
+  const body = async (url: string) => {
+    const res = await t.fetch(url, bearer(d.token));
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return `${res.status} ${url.includes('.xlsx') ? bytes.length : bytes.toString('utf8')}`;
+  };
+  const alone = new Map<string, string>();
+  for (const url of [...urls, ...exports]) alone.set(url, await body(url));
+  for (const url of urls) assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
+  const all = [...exports, ...urls, ...urls, ...urls, ...exports];
+  const together = await Promise.all(all.map(body));
+  all.forEach((url, i) => assert.is(together[i], alone.get(url), `${url} answered alone and among others`));
+});
+
 demo.run();
 
 // ---
