@@ -173,7 +173,7 @@ export function createApp(deps: AppDeps): App {
     const trace = traceFrom(traceparent ?? null);
     if (deps.log) log(requestLine(method, url, answer.status, startedAt, clock() - startedAt, trace, {}));
     else writeLine(healthLine(answer.status, startedAt, clock() - startedAt, trace.traceId));
-    return { status: answer.status, body: answer.body, headers: { ...answer.headers, traceparent: trace.traceparent } };
+    return { status: answer.status, body: answer.body, headers: [...answer.headers, 'traceparent', trace.traceparent] };
   };
   return Object.assign(handle, {
     routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]),

@@ -24,8 +24,10 @@ it('health answered directly (the Node fast path) is the pipeline\'s answer, log
   assert.ok(direct, 'a fresh database check lets health answer directly');
   assert.is(direct.status, piped.status);
   assert.is(direct.body, await piped.text());
-  for (const name of ['content-type', 'cache-control']) assert.is(direct.headers[name], piped.headers.get(name), name);
-  assert.match(direct.headers.traceparent, new RegExp(`^00-${trace}-[0-9a-f]{16}-01$`));
+  const header = (name: string) => direct.headers[direct.headers.indexOf(name) + 1];
+  for (const name of ['content-type', 'cache-control']) assert.is(header(name), piped.headers.get(name), name);
+  assert.is(header('content-length'), String(Buffer.byteLength(direct.body)));
+  assert.match(header('traceparent'), new RegExp(`^00-${trace}-[0-9a-f]{16}-01$`));
   assert.is(t.logs.length, before + 1);
   const { time: _a, ms: _b, ...line } = t.logs.at(-1)!;
   const { time: _c, ms: _d, ...pipedLine } = t.logs.at(-2)!;

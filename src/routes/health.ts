@@ -22,19 +22,22 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
         checkedAt = clock();
         checking = undefined;
       }));
-  const answer = (): DirectAnswer =>
-    up
-      ? { status: 200, body: OK_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' } }
-      : { status: 503, body: DOWN_BODY, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' } };
   async function getHealth(): Promise<Response> {
     if (clock() - checkedAt >= RECHECK_AFTER_MS) await check();
-    const { status, body, headers } = answer();
+    const { status, body, headers } = up ? UP : DOWN;
     return respond(body, { status, headers: { ...headers } });
   }
   /** The answer when no database check is due, with nothing awaited; undefined when one is. */
-  const current = (): DirectAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : answer());
+  const current = (): DirectAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : up ? UP.direct : DOWN.direct);
   return Object.assign(getHealth, { current });
 }
 
-const OK_BODY = JSON.stringify({ status: 'ok' });
-const DOWN_BODY = JSON.stringify({ status: 'unavailable' });
+/** Both answers made once: the pipeline's headers, and the same as a direct answer's flat list. */
+function answer(status: number, value: unknown, headers: Record<string, string>) {
+  const body = JSON.stringify(value);
+  const length = String(new TextEncoder().encode(body).length);
+  return { status, body, headers, direct: { status, body, headers: ['content-length', length, ...Object.entries(headers).flat()] } };
+}
+
+const UP = answer(200, { status: 'ok' }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
+const DOWN = answer(503, { status: 'unavailable' }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' });

@@ -98,9 +98,7 @@ export const serve: Serve = async (app, { port, host, direct }) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
     if (!answer) return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
     // A flat list of names and values: node:http takes it as is, with no object to walk.
-    const headers: string[] = ['content-length', String(Buffer.byteLength(answer.body))];
-    for (const name in answer.headers) headers.push(name, answer.headers[name]);
-    res.writeHead(answer.status, headers);
+    res.writeHead(answer.status, answer.headers as string[]);
     res.end(answer.body);
   });
   server.keepAliveTimeout = 65_000;

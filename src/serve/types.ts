@@ -19,8 +19,11 @@ export type IncomingRequest = {
 
 export type Handler = (request: IncomingRequest) => Promise<Response>;
 
-/** A response written without the Fetch machinery: for the few requests an adapter can answer directly. */
-export type DirectAnswer = { status: number; headers: Record<string, string>; body: string };
+/**
+ * A response written without the Fetch machinery: for the few requests an adapter can answer directly. Its headers
+ * are a flat list of names and values, content-length included, as node:http's writeHead takes them.
+ */
+export type DirectAnswer = { status: number; headers: readonly string[]; body: string };
 
 /** Undefined whenever the Fetch handler must answer. */
 export type Direct = (method: string, url: string, traceparent: string | undefined) => DirectAnswer | undefined;
