@@ -26,9 +26,20 @@ const single = (query: Context['query'], multi: ReadonlySet<string>) => {
   return out;
 };
 
+const NONE: ReadonlySet<string> = new Set();
+
+/** Each route's entries are one module constant: its object schema is built once, not on every request. */
+const schemas = new WeakMap<Entries, v.ObjectSchema<Entries, undefined>>();
+
+function schemaOf<E extends Entries>(entries: E): v.ObjectSchema<E, undefined> {
+  let schema = schemas.get(entries);
+  if (!schema) schemas.set(entries, (schema = v.object(entries)));
+  return schema as v.ObjectSchema<E, undefined>;
+}
+
 /** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
-export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = new Set()): v.InferOutput<v.ObjectSchema<E, undefined>> {
-  const result = v.safeParse(v.object(entries), single(ctx.query, multi));
+export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = NONE): v.InferOutput<v.ObjectSchema<E, undefined>> {
+  const result = v.safeParse(schemaOf(entries), single(ctx.query, multi));
   if (result.success) return result.output;
   const issue = result.issues[0];
   const key = v.getDotPath(issue)?.split('.')[0] ?? 'query';
