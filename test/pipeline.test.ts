@@ -2,6 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { healthLine, requestLine } from '../src/app.ts';
 import { traceFrom } from '../src/trace.ts';
+import { readQuery } from '../src/queryParams.ts';
+import { pagingEntries } from '../src/paging.ts';
+import type { Context } from '../src/context.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');
@@ -51,6 +54,13 @@ it('new trace and span ids never repeat, across refills of the random pool', () 
   const traces = Array.from({ length: 2000 }, () => traceFrom(null));
   for (const t of traces) assert.match(t.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   assert.is(new Set(traces.map((t) => t.traceparent.slice(3, 52))).size, 2000);
+});
+
+it('query parameters: the defaults when none are given, parsed when some are, refused when out of range', () => {
+  const ctx = (query: Record<string, string>) => ({ query: Object.assign(Object.create(null), query) }) as unknown as Context;
+  assert.equal(readQuery(ctx({}), pagingEntries), { page: 1, pageSize: 50 });
+  assert.equal(readQuery(ctx({ page: '3' }), pagingEntries), { page: 3, pageSize: 50 });
+  assert.throws(() => readQuery(ctx({ pageSize: '0' }), pagingEntries), /pageSize/);
 });
 
 it('an unknown path is a not-found problem document', async ({ t }) => {
