@@ -305,7 +305,7 @@ demo('requests running at once each get their own answer, exports streaming amon
   };
   const alone = new Map<string, string>();
   for (const url of [...urls, ...exports]) alone.set(url, await body(url));
-  for (const url of urls) assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
+  for (const url of [...urls, ...exports]) assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
   const all = [...exports, ...urls, ...urls, ...urls, ...exports];
   const together = await Promise.all(all.map(body));
   all.forEach((url, i) => assert.is(together[i], alone.get(url), `${url} answered alone and among others`));
