@@ -4,7 +4,7 @@ import { readCsv } from '../src/csv.ts';
 import { csvStream, xlsxStream } from '../src/reportData/exportFormats.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
-import { bearer, createClient, getToken, tenant } from './support/fixtures.ts';
+import { bearer, cli, createClient, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
 import { readXlsx } from './support/xlsx.ts';
 
@@ -144,6 +144,38 @@ for (const ext of ['csv', 'xlsx']) {
     }
   });
 }
+
+it('the deadline cuts an export whose query sits between fetches, not only one that is running', async () => {
+  const t = await testApp({ env: { REQUEST_DEADLINE_MS: '1000' } });
+  try {
+    const { org, token } = await tenant(t);
+    // Several cursor batches of one-day rows: the client reads the first, then stops past the deadline. The query is
+    // then suspended, not running, so cancelling it does nothing: only a check between batches can cut the stream.
+    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '4000', '--days', '1'], t.clock.now);
+    const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
+    const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
+      values (${org}, 'Big', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
+    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+      select ${org}, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+    // CSV: its rows are read only as the client reads (an XLSX this small is written whole into the archive's buffers).
+    const res = await t.fetch(`/v1/reports/${report.id}/export.csv?dateFrom=${day}&dateTo=${day}&groupBy=creative`, bearer(token));
+    assert.is(res.status, 200);
+    const reader = res.body!.getReader();
+    await reader.read();
+    await new Promise((r) => setTimeout(r, 1500));
+    let cut = false;
+    try {
+      for (;;) if ((await reader.read()).done) break;
+    } catch {
+      cut = true;
+    }
+    assert.ok(cut, 'the download is cut at the deadline, not finished late');
+    // The connection the cut export held is back for the next request.
+    assert.is((await t.fetch(`/v1/reports/${report.id}/data?dateFrom=${day}&dateTo=${day}&groupBy=total`, bearer(token))).status, 200);
+  } finally {
+    await t.close();
+  }
+});
 
 /** An endless source of rows, counting what the export has taken from it. */
 function endlessRows() {

@@ -1,7 +1,7 @@
 // Runs the grouping's query and turns summed facts into rows of spec §2.5, sorted as asked.
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
-import { beforeDeadline } from '../deadline.ts';
+import { beforeDeadline, requestTimeout } from '../deadline.ts';
 import { query } from '../queries.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
@@ -99,6 +99,9 @@ export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, r
   ctx.deadline.addEventListener('abort', cancel, { once: true });
   try {
     for await (const batch of pending.cursor(CURSOR_ROWS)) {
+      // Cancelling reaches a query only while it runs: between fetches, while the client or the file format is the
+      // slower side, the cursor sits suspended and the cancel is lost, so the deadline is checked here as well.
+      if (ctx.deadline.aborted) throw requestTimeout();
       const cells = new Array<Cells>(batch.length);
       for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
       yield cells;
