@@ -17,9 +17,14 @@ type Param = string | number | boolean | null | Date | string[] | number[];
  */
 const planEachCall = (name: QueryName) => name.startsWith('report-data-');
 
-/** Runs sql/queries/NAME.sql with $1.. parameters: a prepared statement, or for report data planned each call. */
-export function query<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
+/** The text of sql/queries/NAME.sql. */
+export function queryText(name: QueryName): string {
   const text = texts[name];
   if (text === undefined) throw new Error(`no query file sql/queries/${name}.sql`);
-  return sql.unsafe<Row[]>(text, params as never[], { prepare: !planEachCall(name) });
+  return text;
+}
+
+/** Runs sql/queries/NAME.sql with $1.. parameters: a prepared statement, or for report data planned each call. */
+export function query<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
+  return sql.unsafe<Row[]>(queryText(name), params as never[], { prepare: !planEachCall(name) });
 }

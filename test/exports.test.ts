@@ -132,7 +132,7 @@ for (const ext of ['csv', 'xlsx']) {
       const pending = reader.read(); // waits on the blocked query
       await new Promise((r) => setTimeout(r, 200));
       const running = async () =>
-        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`)[0].n;
+        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query like '%report\_%facts(%' or query like '/* report-data-%') and state = 'active'`)[0].n;
       assert.is(await running(), 1, 'the export query is waiting');
       await reader.cancel();
       await pending.catch(() => {});

@@ -94,7 +94,7 @@ it('a client that goes away mid-download stops its query, through the real serve
   if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
   await withLockedFacts({}, async ({ t, url, headers }) => {
     const running = async () =>
-      (await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`)[0].n;
+      (await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query like '%report\_%facts(%' or query like '/* report-data-%') and state = 'active'`)[0].n;
     const gone = new AbortController();
     const res = await fetch(url, { headers, signal: gone.signal });
     assert.is(res.status, 200);

@@ -21,8 +21,11 @@ const DIMENSION_TITLES: Record<string, string> = {
   creativeName: 'Creative',
 };
 
-/** rows: each row's cells, the grouping's dimension values first, then the metric values, in header order. */
-export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[]> };
+/**
+ * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric
+ * values, in header order) or their text in the file's format, rendered by PostgreSQL (rendered.ts).
+ */
+export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[] | string> };
 
 /** done: the file is complete or failed; cancel: the client went away, so stop the query. */
 export type StreamEnd = { done(): void; cancel(): void };
@@ -31,7 +34,7 @@ export type StreamEnd = { done(): void; cancel(): void };
 const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
 /** Dimension cells are text: neutralised, in place (the cells are the export's own). */
-function neutraliseText(cells: Cells, dimensions: number): Cells {
+export function neutraliseText(cells: Cells, dimensions: number): Cells {
   for (let i = 0; i < dimensions; i++) {
     const value = cells[i];
     if (value !== null && value !== undefined) cells[i] = neutralised(String(value));
@@ -40,7 +43,7 @@ function neutraliseText(cells: Cells, dimensions: number): Cells {
 }
 
 /** One CSV record: text quoted where RFC 4180 needs it, numbers plainly, null as an empty cell. */
-function csvRecord(cells: Cells, dimensions: number): string {
+export function csvRecord(cells: Cells, dimensions: number): string {
   let line = '';
   for (let i = 0; i < cells.length; i++) {
     const value = cells[i];
@@ -73,7 +76,8 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
           return;
         }
         let text = '';
-        for (const cells of next.value) text += csvRecord(cells, keys.length);
+        if (typeof next.value === 'string') text = next.value;
+        else for (const cells of next.value) text += csvRecord(cells, keys.length);
         controller.enqueue(encoder.encode(text));
       } catch (error) {
         end.done();
@@ -112,7 +116,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
   // at a million rows that is a minute and hundreds of MB. Its sheet stream here takes a run of rows per chunk,
   // rendered by sheetRow (the same cells, escaped with one regular expression).
   const rows = workbook.rowTransform;
-  rows._transform = (batch: unknown[][], _encoding, callback) => {
+  rows._transform = (batch: unknown[][] | string, _encoding, callback) => {
+    if (typeof batch === 'string') return callback(null, batch);
     let xml = '';
     for (const values of batch) xml += sheetRow(rows.rowCount++, values);
     callback(null, xml);
@@ -125,7 +130,7 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
   // A write past the buffer waits for it to drain, or for the stream to close when the client has gone.
-  const write = (batch: unknown[][]) => {
+  const write = (batch: unknown[][] | string) => {
     if (rows.write(batch)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => (rows.off('drain', done), rows.off('close', done), resolve());
@@ -136,7 +141,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
     try {
       await write([header]);
       for await (const batch of sheet.rows) {
-        for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
+        if (typeof batch === 'string') await write(batch);
+        else for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
           await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((cells) => neutraliseText(cells, keys.length)));
         }
         if (stopped) return;

@@ -5,26 +5,37 @@ export const BASE_METRICS = ['impressions', 'clicks', 'spend', 'conversions', 'c
 export type BaseMetric = (typeof BASE_METRICS)[number];
 export type Sums = Record<BaseMetric, number>;
 
-const ratio = (a: number, b: number, scale = 1) => (b === 0 ? null : (a / b) * scale);
+/**
+ * A system metric: how it is computed from a row's sums, and the same in SQL over the sums' columns (for exports
+ * rendered by PostgreSQL, rendered.ts): the same IEEE double operations in the same order, so the same values.
+ */
+type SystemMetric = { kind: string; conversionDerived: boolean; compute: (s: Sums) => number | null; sql: string };
 
-type SystemMetric = { kind: string; conversionDerived: boolean; compute: (s: Sums) => number | null };
+const base = (kind: string, conversionDerived: boolean, name: BaseMetric): SystemMetric => ({ kind, conversionDerived, compute: (s) => s[name], sql: name });
+
+const ratio = (kind: string, conversionDerived: boolean, a: BaseMetric, b: BaseMetric, scale = 1): SystemMetric => ({
+  kind,
+  conversionDerived,
+  compute: (s) => (s[b] === 0 ? null : (s[a] / s[b]) * scale),
+  sql: `case when ${b} = 0 then null else (${a} / ${b})${scale === 1 ? '' : ` * ${scale}::float8`} end`,
+});
 
 export const SYSTEM_METRICS: Record<string, SystemMetric> = {
-  impressions: { kind: 'count', conversionDerived: false, compute: (s) => s.impressions },
-  clicks: { kind: 'count', conversionDerived: false, compute: (s) => s.clicks },
-  spend: { kind: 'money', conversionDerived: false, compute: (s) => s.spend },
-  conversions: { kind: 'decimal', conversionDerived: true, compute: (s) => s.conversions },
-  conversion_value: { kind: 'money', conversionDerived: true, compute: (s) => s.conversion_value },
-  video_views: { kind: 'count', conversionDerived: false, compute: (s) => s.video_views },
-  video_completions: { kind: 'count', conversionDerived: false, compute: (s) => s.video_completions },
-  ctr: { kind: 'percent', conversionDerived: false, compute: (s) => ratio(s.clicks, s.impressions, 100) },
-  cpc: { kind: 'money', conversionDerived: false, compute: (s) => ratio(s.spend, s.clicks) },
-  cpm: { kind: 'money', conversionDerived: false, compute: (s) => ratio(s.spend, s.impressions, 1000) },
-  cpa: { kind: 'money', conversionDerived: true, compute: (s) => ratio(s.spend, s.conversions) },
-  conversion_rate: { kind: 'percent', conversionDerived: true, compute: (s) => ratio(s.conversions, s.clicks, 100) },
-  roas: { kind: 'ratio', conversionDerived: true, compute: (s) => ratio(s.conversion_value, s.spend) },
-  view_rate: { kind: 'percent', conversionDerived: false, compute: (s) => ratio(s.video_views, s.impressions, 100) },
-  completion_rate: { kind: 'percent', conversionDerived: false, compute: (s) => ratio(s.video_completions, s.video_views, 100) },
+  impressions: base('count', false, 'impressions'),
+  clicks: base('count', false, 'clicks'),
+  spend: base('money', false, 'spend'),
+  conversions: base('decimal', true, 'conversions'),
+  conversion_value: base('money', true, 'conversion_value'),
+  video_views: base('count', false, 'video_views'),
+  video_completions: base('count', false, 'video_completions'),
+  ctr: ratio('percent', false, 'clicks', 'impressions', 100),
+  cpc: ratio('money', false, 'spend', 'clicks'),
+  cpm: ratio('money', false, 'spend', 'impressions', 1000),
+  cpa: ratio('money', true, 'spend', 'conversions'),
+  conversion_rate: ratio('percent', true, 'conversions', 'clicks', 100),
+  roas: ratio('ratio', true, 'conversion_value', 'spend'),
+  view_rate: ratio('percent', false, 'video_views', 'impressions', 100),
+  completion_rate: ratio('percent', false, 'video_completions', 'video_views', 100),
 };
 
 export type CustomMetric = { name: string; formula: string };
@@ -53,6 +64,9 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
 const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
+
+/** tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises instead. */
+export const tidySql = (expression: string) => `js_round((${expression}) * 1000000::float8) / 1000000::float8`;
 
 /** Writes one row's metrics, in the order asked, into `out` from `at`: every system one only when a formula needs it. */
 export function writeMetrics(sums: Sums, metrics: MetricPlan[], out: unknown[], at: number): void {

@@ -2,10 +2,11 @@
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
 import { beforeDeadline, requestTimeout } from '../deadline.ts';
-import { query } from '../queries.ts';
+import { query, queryText } from '../queries.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
 import type { PreparedData } from './prepare.ts';
+import { renderable, renderedQuery, type RenderedFormat } from './rendered.ts';
 
 export type DataRow = { dimensions: Record<string, unknown>; metrics: Record<string, number | null> };
 
@@ -35,11 +36,15 @@ export function groupingFile(grouping: PreparedData['grouping'], range: { from: 
   return days(range) >= SUM_CREATIVES_FIRST_DAYS ? 'report-data-creative-summed' : 'report-data-creative';
 }
 
-function groupingQuery(sql: Sql, data: PreparedData, range: { from: string; to: string }) {
+function groupingParams(data: PreparedData, range: { from: string; to: string }): never[] {
   const params: unknown[] = [data.accountIds, data.campaignIds, range.from, range.to, data.scope.currency, data.params.nameFilter || null];
   if (data.grouping === 'segment') params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
-  return query<SumRow>(sql, groupingFile(data.grouping, range), params as never[]);
+  return params as never[];
+}
+
+function groupingQuery(sql: Sql, data: PreparedData, range: { from: string; to: string }) {
+  return query<SumRow>(sql, groupingFile(data.grouping, range), groupingParams(data, range));
 }
 
 function toRow(row: SumRow, data: PreparedData): DataRow {
@@ -81,10 +86,44 @@ function toCells(row: SumRow, keys: readonly string[], data: PreparedData): Cell
   return cells;
 }
 
+type Pending<Row> = { cancel(): unknown; cursor(rows: number): AsyncIterable<Row[]> };
+
 /**
- * The same rows as cells, one batch at a time from a cursor, so an export's memory does not grow with its row
- * count; batches are small, so each dies young instead of being promoted and collected late.
- * A sort needs every row's metrics first, so a sorted export reads them all (one row per entity, not per day).
+ * A query's rows a batch at a time from a cursor, so an export's memory does not grow with its row count; batches
+ * are small, so each dies young instead of being promoted and collected late.
+ */
+async function* batches<Row>(ctx: Context, pending: Pending<Row>): AsyncGenerator<Row[]> {
+  // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
+  const cancel = () => pending.cancel();
+  ctx.deadline.addEventListener('abort', cancel, { once: true });
+  const cursor = pending.cursor(CURSOR_ROWS)[Symbol.asyncIterator]();
+  // The next batch is asked for before this one is handed on, so the database works on it while the file is written.
+  let next: Promise<IteratorResult<Row[]>> | undefined = cursor.next();
+  let done = false;
+  try {
+    for (;;) {
+      const result: IteratorResult<Row[]> = await next!;
+      next = undefined;
+      if ((done = result.done === true)) return;
+      // Cancelling reaches a query only while it runs: between fetches, while the client or the file format is the
+      // slower side, the cursor sits suspended and the cancel is lost, so the deadline is checked here as well.
+      if (ctx.deadline.aborted) throw requestTimeout();
+      next = cursor.next();
+      yield result.value;
+    }
+  } finally {
+    ctx.deadline.removeEventListener('abort', cancel);
+    // Stopped early (the deadline, the client gone, an error): any batch in flight lands first, then the cursor closes.
+    if (!done) {
+      await next?.catch(() => {});
+      await cursor.return?.();
+    }
+  }
+}
+
+/**
+ * The rows as an export's cells. A sort needs every row's metrics first, so a sorted export reads them all (one row
+ * per entity, not per day).
  */
 export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Cells[]> {
   const keys = DIMENSION_KEYS[data.grouping];
@@ -93,20 +132,27 @@ export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, r
     yield rows.map((row) => [...keys.map((key) => row.dimensions[key]), ...data.metrics.map((m) => row.metrics[m.name])]);
     return;
   }
-  // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
-  const pending = groupingQuery(sql, data, range);
-  const cancel = () => pending.cancel();
-  ctx.deadline.addEventListener('abort', cancel, { once: true });
-  try {
-    for await (const batch of pending.cursor(CURSOR_ROWS)) {
-      // Cancelling reaches a query only while it runs: between fetches, while the client or the file format is the
-      // slower side, the cursor sits suspended and the cancel is lost, so the deadline is checked here as well.
-      if (ctx.deadline.aborted) throw requestTimeout();
-      const cells = new Array<Cells>(batch.length);
-      for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
-      yield cells;
-    }
-  } finally {
-    ctx.deadline.removeEventListener('abort', cancel);
+  for await (const batch of batches<SumRow>(ctx, groupingQuery(sql, data, range))) {
+    const cells = new Array<Cells>(batch.length);
+    for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
+    yield cells;
   }
+}
+
+/**
+ * The rows as the export file's own text, rendered by PostgreSQL (rendered.ts), a batch's text at a time; null when
+ * they must be written from cells (a sort, a custom metric, or no ad account to read).
+ */
+export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat): AsyncGenerator<string> | null {
+  if (data.params.sort !== undefined || data.accountIds.length === 0 || !renderable(data.metrics)) return null;
+  const file = groupingFile(data.grouping, range);
+  const text = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
+  const pending = sql.unsafe<{ line: string }[]>(text, groupingParams(data, range), { prepare: false });
+  return (async function* () {
+    for await (const batch of batches<{ line: string }>(ctx, pending)) {
+      let text = '';
+      for (let i = 0; i < batch.length; i++) text += batch[i].line;
+      yield text;
+    }
+  })();
 }

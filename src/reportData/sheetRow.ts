@@ -3,7 +3,7 @@ const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const columns: string[] = [];
 
 /** Column letters by index: A..Z, AA.. (cached). */
-function column(index: number): string {
+export function column(index: number): string {
   if (columns[index] === undefined) {
     let name = '';
     for (let n = index; n >= 0; n = Math.floor(n / 26) - 1) name = LETTERS[n % 26] + name;

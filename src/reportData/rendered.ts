@@ -1,0 +1,44 @@
+// Export rows rendered by PostgreSQL: each row comes back as its finished CSV line or worksheet row.
+//
+// A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
+// object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
+// a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
+// core. The text is byte for byte what exportFormats.ts writes from cells (test/rendered.test.ts), so the file is the
+// same either way; rows with a custom metric's formula or a sort are written from cells as before.
+import { DIMENSION_KEYS } from './dimensions.ts';
+import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
+import type { Grouping } from './params.ts';
+import { column } from './sheetRow.ts';
+
+export type RenderedFormat = 'csv' | 'xlsx';
+
+/** Whether PostgreSQL can render these rows: every metric a system one (a formula is evaluated here only). */
+export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && SYSTEM_METRICS[metric.name]);
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The query that renders `source`'s rows, in its order, one `line` column a row. source: a grouping's query, whose
+ * columns are the dimension keys and the sums. The middle level computes each metric once, as exportFormats.ts
+ * would write it (tidied); `offset 0` keeps it a level of its own, so the outer formatting functions see plain columns
+ * and PostgreSQL inlines them. For XLSX it also numbers the rows: the header is row 1. name: the source's, for
+ * pg_stat_activity.
+ */
+export function renderedQuery(source: string, grouping: Grouping, metrics: MetricPlan[], format: RenderedFormat, name = 'rows'): string {
+  const keys = DIMENSION_KEYS[grouping];
+  const values = [
+    ...keys.map((key, i) => `q.${quoted(key)}::text as d${i}`),
+    ...metrics.map((metric, i) => `${tidySql(SYSTEM_METRICS[metric.name].sql)} as m${i}`),
+    ...(format === 'xlsx' ? ['row_number() over () + 1 as r'] : []),
+  ];
+  const cells =
+    format === 'csv'
+      ? [...keys.map((_, i) => `coalesce(export_csv_text(d${i}), '')`), ...metrics.map((_, i) => `coalesce(js_number(m${i}), '')`)].join(` || ',' || `)
+      : [
+          ...keys.map((_, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || export_xml_text(d${i}) || '</t></is></c>' end`),
+          ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '" t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
+        ].join(' || ');
+  const line = format === 'csv' ? `${cells || `''`} || E'\\r\\n'` : `'<row r="' || r || '">' || ${cells || `''`} || '</row>'`;
+  // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
+  return `/* ${name}, rendered as ${format} */ select ${line} as line from (select ${values.join(', ')} from (\n${source}\n) q offset 0) v`;
+}
