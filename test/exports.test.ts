@@ -197,9 +197,13 @@ for (const [ext, write] of [['csv', csvStream], ['xlsx', xlsxStream]] as const) 
     const stream = write({ grouping: 'creative', metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows }, { done() {}, cancel() {} });
     const reader = stream.getReader();
     await reader.read();
-    await new Promise((r) => setTimeout(r, 1000));
-    const stalled = source.taken;
-    await new Promise((r) => setTimeout(r, 500));
+    // The pipeline fills its buffers, then stops taking rows: wait until a half-second passes with none taken (on a
+    // loaded machine filling takes longer than a fixed wait); without backpressure that never comes.
+    let stalled = -1;
+    for (let i = 0; i < 20 && source.taken !== stalled; i++) {
+      stalled = source.taken;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     assert.is(source.taken, stalled, 'nothing more is taken while nobody reads');
     // What the archive buffers (about 1 MB each way, compressed) is all that runs ahead of the reader.
     assert.ok(stalled <= 100_000, `${stalled} rows taken ahead of the reader`);
