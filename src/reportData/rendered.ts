@@ -13,7 +13,7 @@ import { column } from './sheetRow.ts';
 export type RenderedFormat = 'csv' | 'xlsx';
 
 /** Whether PostgreSQL can render these rows: every metric a system one (a formula is evaluated here only). */
-export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && SYSTEM_METRICS[metric.name]);
+export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && metric.name in SYSTEM_METRICS);
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 

@@ -146,8 +146,8 @@ export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, r
 export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat): AsyncGenerator<string> | null {
   if (data.params.sort !== undefined || data.accountIds.length === 0 || !renderable(data.metrics)) return null;
   const file = groupingFile(data.grouping, range);
-  const text = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
-  const pending = sql.unsafe<{ line: string }[]>(text, groupingParams(data, range), { prepare: false });
+  const statement = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
+  const pending = sql.unsafe<{ line: string }[]>(statement, groupingParams(data, range), { prepare: false });
   return (async function* () {
     for await (const batch of batches<{ line: string }>(ctx, pending)) {
       let text = '';
