@@ -5,7 +5,7 @@ import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { query } from '../src/queries.ts';
+import { query, queryText } from '../src/queries.ts';
 import { groupingFile } from '../src/reportData/rows.ts';
 
 type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
@@ -260,6 +260,23 @@ demo('creative rows are the same whether facts are summed before the join (long 
   assert.is(groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }), 'report-data-creative');
   assert.is(groupingFile('video', { from: '2026-01-01', to: '2026-01-28' }), 'report-data-creative-summed');
   assert.is(groupingFile('campaign', { from: '2025-01-01', to: '2026-01-28' }), 'report-data-campaign');
+});
+
+demo('the creative grouping sums and orders its rows with one sort', async ({ t, d }) => {
+  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map((r) => r.ad_account_id as string);
+  type Plan = { 'Node Type': string; 'Sort Key'?: string[]; Plans?: Plan[] };
+  const sorts = (plan: Plan): string[][] => [...(plan['Node Type'] === 'Sort' ? [plan['Sort Key']!] : []), ...(plan.Plans ?? []).flatMap(sorts)];
+  // A million creatives on one day spill past any hash table, so PostgreSQL sums them sorted, as here with hashing off.
+  const keys = await t.db.sql.begin(async (tx) => {
+    await tx`set local enable_hashagg = off`;
+    const [row] = await tx.unsafe(`explain (format json) ${queryText('report-data-creative')}`, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false] as never[]);
+    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as Plan;
+    return sorts(plan).filter((key) => key.some((k) => k.startsWith('cr.')));
+  });
+  // Grouped by id and ordered by name, PostgreSQL sorted by id to sum, then again by name.
+  assert.is(keys.length, 1, JSON.stringify(keys));
+  assert.is(keys[0][0], 'cr.name');
 });
 
 demo('ratios equal the ratio of the sums, never an average of ratios', async ({ t, d }) => {

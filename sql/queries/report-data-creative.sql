@@ -1,12 +1,16 @@
 -- Report data grouped by creative (the video grouping: $7 true keeps only creatives whose format is video), ordered by
 -- creative name, then id.
 -- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
-select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+-- Grouped by the order's own keys (f.creative_id is cr.id; name and campaign follow from it), so one sort serves both
+-- the grouping and the order. Grouped by cr.id, PostgreSQL sorted twice (by id to sum, then by name): a million
+-- creatives on one day took 8.5-9 s, 4.5-4.9 s this way. cr.id itself would not do: PostgreSQL drops the rest of a
+-- grouping that holds a table's primary key.
+select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
        sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
        sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
 from report_facts($1, $2, $3, $4, $5) f
 join creatives cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
-group by cr.id
-order by cr.name, cr.id
+group by cr.name, f.creative_id, cr.campaign_id
+order by cr.name, f.creative_id
