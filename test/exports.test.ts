@@ -149,9 +149,10 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
   const t = await testApp({ env: { REQUEST_DEADLINE_MS: '1000' } });
   try {
     const { org, token } = await tenant(t);
-    // Several cursor batches of one-day rows: the client reads the first, then stops past the deadline. The query is
-    // then suspended, not running, so cancelling it does nothing: only a check between batches can cut the stream.
-    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '4000', '--days', '1'], t.clock.now);
+    // Several cursor batches of one-day rows (a CSV fetches 10,000 at a time): the client reads the first, then stops
+    // past the deadline. The query is then suspended, not running, so cancelling it does nothing: only a check
+    // between batches can cut the stream.
+    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '30000', '--days', '1'], t.clock.now);
     const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
     const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
       values (${org}, 'Big', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;

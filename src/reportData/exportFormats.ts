@@ -23,9 +23,9 @@ const DIMENSION_TITLES: Record<string, string> = {
 
 /**
  * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric
- * values, in header order) or their text in the file's format, rendered by PostgreSQL (rendered.ts).
+ * values, in header order) or their bytes in the file's format, rendered by PostgreSQL (rendered.ts).
  */
-export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[] | string> };
+export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[] | Uint8Array> };
 
 /** done: the file is complete or failed; cancel: the client went away, so stop the query. */
 export type StreamEnd = { done(): void; cancel(): void };
@@ -75,9 +75,12 @@ export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Arr
           controller.close();
           return;
         }
+        if (next.value instanceof Uint8Array) {
+          controller.enqueue(next.value);
+          return;
+        }
         let text = '';
-        if (typeof next.value === 'string') text = next.value;
-        else for (const cells of next.value) text += csvRecord(cells, keys.length);
+        for (const cells of next.value) text += csvRecord(cells, keys.length);
         controller.enqueue(encoder.encode(text));
       } catch (error) {
         end.done();
@@ -116,8 +119,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
   // at a million rows that is a minute and hundreds of MB. Its sheet stream here takes a run of rows per chunk,
   // rendered by sheetRow (the same cells, escaped with one regular expression).
   const rows = workbook.rowTransform;
-  rows._transform = (batch: unknown[][] | string, _encoding, callback) => {
-    if (typeof batch === 'string') return callback(null, batch);
+  rows._transform = (batch: unknown[][] | Uint8Array, _encoding, callback) => {
+    if (batch instanceof Uint8Array) return callback(null, batch);
     let xml = '';
     for (const values of batch) xml += sheetRow(rows.rowCount++, values);
     callback(null, xml);
@@ -130,7 +133,7 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
   // A write past the buffer waits for it to drain, or for the stream to close when the client has gone.
-  const write = (batch: unknown[][] | string) => {
+  const write = (batch: unknown[][] | Uint8Array) => {
     if (rows.write(batch)) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => (rows.off('drain', done), rows.off('close', done), resolve());
@@ -141,7 +144,7 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Ar
     try {
       await write([header]);
       for await (const batch of sheet.rows) {
-        if (typeof batch === 'string') await write(batch);
+        if (batch instanceof Uint8Array) await write(batch);
         else for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
           await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((cells) => neutraliseText(cells, keys.length)));
         }

@@ -76,6 +76,14 @@ export async function dataRows(sql: Sql, ctx: Context, data: PreparedData, range
 
 const CURSOR_ROWS = 1_000;
 
+/**
+ * Rendered rows are fetched in larger batches where they are small: a CSV line is about 160 bytes, and at 1,000 a
+ * fetch the round trips between fetches left PostgreSQL idle for about a second of a million-row export. A
+ * worksheet row is four times the size and its zip compression the slower side, so it keeps the smaller batch (at
+ * 10,000 its export's peak RSS rose by 75 MB and it finished no sooner).
+ */
+const RENDERED_ROWS: Record<RenderedFormat, number> = { csv: 10_000, xlsx: CURSOR_ROWS };
+
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
 export type Cells = unknown[];
 
@@ -92,11 +100,11 @@ type Pending<Row> = { cancel(): unknown; cursor(rows: number): AsyncIterable<Row
  * A query's rows a batch at a time from a cursor, so an export's memory does not grow with its row count; batches
  * are small, so each dies young instead of being promoted and collected late.
  */
-async function* batches<Row>(ctx: Context, pending: Pending<Row>): AsyncGenerator<Row[]> {
+async function* batches<Row>(ctx: Context, pending: Pending<Row>, rows = CURSOR_ROWS): AsyncGenerator<Row[]> {
   // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
   const cancel = () => pending.cancel();
   ctx.deadline.addEventListener('abort', cancel, { once: true });
-  const cursor = pending.cursor(CURSOR_ROWS)[Symbol.asyncIterator]();
+  const cursor = pending.cursor(rows)[Symbol.asyncIterator]();
   // The next batch is asked for before this one is handed on, so the database works on it while the file is written.
   let next: Promise<IteratorResult<Row[]>> | undefined = cursor.next();
   let done = false;
@@ -139,20 +147,27 @@ export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, r
   }
 }
 
+/** One chunk of the rows' bytes, in order. */
+function joined(batch: Uint8Array[][]): Uint8Array {
+  let length = 0;
+  for (let i = 0; i < batch.length; i++) length += batch[i][0].length;
+  const out = new Uint8Array(length);
+  for (let i = 0, at = 0; i < batch.length; at += batch[i][0].length, i++) out.set(batch[i][0], at);
+  return out;
+}
+
 /**
- * The rows as the export file's own text, rendered by PostgreSQL (rendered.ts), a batch's text at a time; null when
- * they must be written from cells (a sort, a custom metric, or no ad account to read).
+ * The rows as the export file's own bytes, rendered by PostgreSQL (rendered.ts), a batch at a time; null when they
+ * must be written from cells (a sort, a custom metric, or no ad account to read). The lines are read raw, as the
+ * UTF-8 the database sent: decoding a million-row CSV's 165 MB into strings only to encode them again was about a
+ * sixth of the server's time (3.0 against 2.5 s of CPU).
  */
-export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat): AsyncGenerator<string> | null {
+export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat): AsyncGenerator<Uint8Array> | null {
   if (data.params.sort !== undefined || data.accountIds.length === 0 || !renderable(data.metrics)) return null;
   const file = groupingFile(data.grouping, range);
   const statement = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
-  const pending = sql.unsafe<{ line: string }[]>(statement, groupingParams(data, range), { prepare: false });
+  const pending = sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
   return (async function* () {
-    for await (const batch of batches<{ line: string }>(ctx, pending)) {
-      let text = '';
-      for (let i = 0; i < batch.length; i++) text += batch[i].line;
-      yield text;
-    }
+    for await (const batch of batches<Uint8Array[]>(ctx, pending, RENDERED_ROWS[format])) yield joined(batch);
   })();
 }
