@@ -18,8 +18,8 @@ it.after(async (ctx) => ctx.t.close());
 type Row = { creativeId: string | null; creativeName: string | null; campaignId: string | null } & Sums;
 const KEYS = ['creativeId', 'creativeName', 'campaignId'] as const;
 
-/** The creative grouping's columns from JSON: the shape a grouping's query gives renderedQuery. */
-const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" text, "creativeName" text, "campaignId" text,
+/** The creative grouping's columns from JSON: the shape a grouping's query gives renderedQuery (its ids uuids). */
+const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" uuid, "creativeName" text, "campaignId" uuid,
   ${BASE_METRICS.map((name) => `${name} float8`).join(', ')})`;
 
 /**
@@ -56,10 +56,12 @@ const number = fc.oneof(
 // A denominator is zero or at least one: money and counts (a ratio past double precision's range raises an error in
 // PostgreSQL where JavaScript reaches Infinity; metrics.ts).
 const denominator = fc.oneof(number.filter((x) => x === 0 || Math.abs(x) >= 1), fc.constant(0));
+// Ids are uuids, written as they are; every other key is text, and the name stands for them all.
+const id = fc.option(fc.uuid(), { freq: 8 });
 const row = fc.record({
-  creativeId: name,
+  creativeId: id,
   creativeName: name,
-  campaignId: name,
+  campaignId: id,
   impressions: denominator,
   clicks: denominator,
   spend: denominator,
@@ -82,9 +84,21 @@ for (const format of ['csv', 'xlsx'] as const) {
   });
 }
 
+const ID = '00000000-0000-4000-8000-000000000000';
+
+it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
+  const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
+  for (const format of ['csv', 'xlsx'] as const) {
+    await t.db.sql.unsafe(renderedQuery(source, 'creative', [], format)).then(
+      () => assert.unreachable('rendered'),
+      (error) => assert.match(String(error.message), /uuid/),
+    );
+  }
+});
+
 it('numbers at the edges of both notations: the same text, or past 1e15 the same double', async ({ t }) => {
   const values = [0, -0, 1e-7, 1.5e-7, 1e-6, 1.25e-5, 0.0001, 0.5, 1e14, 999999999999999.9, 1e15, 1.5e15, 1234567890123456, 2 ** 53 + 2, 1e20, 1e21, 1.5e21, 1e23, 1e100, -1e-5, -1e21];
-  const rows = values.map((spend): Row => ({ creativeId: 'x', creativeName: 'x', campaignId: 'x', impressions: 1, clicks: 1, spend, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
+  const rows = values.map((spend): Row => ({ creativeId: ID, creativeName: 'x', campaignId: ID, impressions: 1, clicks: 1, spend, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
   const { sql, cells } = await both(t, rows, [{ name: 'spend', conversionDerived: false }], 'csv');
   sql.forEach((line, i) => {
     const [ours, theirs] = [line, cells[i]].map((l) => l.split(',')[3].trim());

@@ -10,3 +10,6 @@ export const DIMENSION_KEYS: Record<Grouping, readonly string[]> = {
   video: ['creativeId', 'creativeName', 'campaignId'],
   creative: ['creativeId', 'creativeName', 'campaignId'],
 };
+
+/** The keys whose values are uuids: text that no export format needs to escape (rendered.ts). */
+export const UUID_KEYS: ReadonlySet<string> = new Set(['campaignId', 'adAccountId', 'segmentId', 'creativeId']);
