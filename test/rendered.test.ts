@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { csvRecord, neutraliseText } from '../src/reportData/exportFormats.ts';
-import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/reportData/metrics.ts';
+import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/reportData/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/reportData/rendered.ts';
 import { sheetRow } from '../src/reportData/sheetRow.ts';
 import { testApp, type TestApp } from './support/app.ts';
@@ -85,6 +85,23 @@ for (const format of ['csv', 'xlsx'] as const) {
 }
 
 const ID = '00000000-0000-4000-8000-000000000000';
+
+it('json: every row as PostgreSQL renders it parses to the row the data endpoint builds from its cells', async ({ t }) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
+      const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
+      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, 'creative', plans, 'json'), [rows as never]);
+      const built = held.map((r) => ({ dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])), metrics: rowMetrics(r, plans) }));
+      assert.equal(
+        rendered.map((r) => JSON.parse(r.line)),
+        built,
+      );
+      // The same members in the same order, as JSON.stringify writes them.
+      assert.equal(rendered.map((r) => JSON.stringify(JSON.parse(r.line))), built.map((r) => JSON.stringify(r)));
+    }),
+    { numRuns: 150 },
+  );
+});
 
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;

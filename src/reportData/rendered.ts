@@ -1,4 +1,4 @@
-// Export rows rendered by PostgreSQL: each row comes back as its finished CSV line or worksheet row.
+// Rows rendered by PostgreSQL: each row comes back as its finished CSV line, worksheet row or JSON object.
 //
 // A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
@@ -10,10 +10,26 @@ import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
 import { column } from './sheetRow.ts';
 
-export type RenderedFormat = 'csv' | 'xlsx';
+export type RenderedFormat = 'csv' | 'xlsx' | 'json';
 
 /** Whether PostgreSQL can render these rows: every metric a system one (a formula is evaluated here only). */
 export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && metric.name in SYSTEM_METRICS);
+
+/** Text and SQL expressions concatenated in SQL, each run of text one literal. */
+function concatenated(parts: (string | { sql: string })[]): string {
+  const out: string[] = [];
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') text += part;
+    else {
+      if (text) out.push(`'${text.replace(/'/g, "''")}'`);
+      text = '';
+      out.push(part.sql);
+    }
+  }
+  if (text) out.push(`'${text.replace(/'/g, "''")}'`);
+  return out.join(' || ');
+}
 
 /** The cell text of key's column d{i}: escaped, unless it holds uuids. */
 const escaped = (key: string, escape: string, i: number) => (UUID_KEYS.has(key) ? `d${i}` : escape);
@@ -38,14 +54,24 @@ export function renderedQuery(source: string, grouping: Grouping, metrics: Metri
     ...metrics.map((metric, i) => `${tidySql(SYSTEM_METRICS[metric.name].sql)} as m${i}`),
     ...(format === 'xlsx' ? ['row_number() over () + 1 as r'] : []),
   ];
-  const cells =
-    format === 'csv'
-      ? [...keys.map((key, i) => `coalesce(${escaped(key, `export_csv_text(d${i})`, i)}, '')`), ...metrics.map((_, i) => `coalesce(js_number(m${i}), '')`)].join(` || ',' || `)
-      : [
-          ...keys.map((key, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`),
-          ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '" t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
-        ].join(' || ');
-  const line = format === 'csv' ? `${cells || `''`} || E'\\r\\n'` : `'<row r="' || r || '">' || ${cells || `''`} || '</row>'`;
+  const cells = {
+    csv: () => [...keys.map((key, i) => `coalesce(${escaped(key, `export_csv_text(d${i})`, i)}, '')`), ...metrics.map((_, i) => `coalesce(js_number(m${i}), '')`)].join(` || ',' || `),
+    xlsx: () =>
+      [
+        ...keys.map((key, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`),
+        ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '" t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
+      ].join(' || '),
+    // One element of the data endpoint's rows (DataRow): JSON.stringify writes a number as String(number) does.
+    json: () =>
+      concatenated([
+        '{"dimensions":{',
+        ...keys.flatMap((key, i) => [`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`, { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` }]),
+        '},"metrics":{',
+        ...metrics.flatMap((metric, i) => [`${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`, { sql: `coalesce(js_number(m${i}), 'null')` }]),
+        '}}',
+      ]),
+  }[format]();
+  const line = format === 'csv' ? `${cells || `''`} || E'\\r\\n'` : format === 'xlsx' ? `'<row r="' || r || '">' || ${cells || `''`} || '</row>'` : cells;
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
   return `/* ${name}, rendered as ${format} */ select ${line} as line from (select ${values.join(', ')} from (\n${source}\n) q offset 0) v`;
 }

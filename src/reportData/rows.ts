@@ -82,7 +82,7 @@ const CURSOR_ROWS = 1_000;
  * worksheet row is four times the size and its zip compression the slower side, so it keeps the smaller batch (at
  * 10,000 its export's peak RSS rose by 75 MB and it finished no sooner).
  */
-const RENDERED_ROWS: Record<RenderedFormat, number> = { csv: 10_000, xlsx: CURSOR_ROWS };
+const RENDERED_ROWS: Record<'csv' | 'xlsx', number> = { csv: 10_000, xlsx: CURSOR_ROWS };
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
 export type Cells = unknown[];
@@ -147,12 +147,37 @@ export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, r
   }
 }
 
-/** One chunk of the rows' bytes, in order. */
-function joined(batch: Uint8Array[][]): Uint8Array {
-  let length = 0;
-  for (let i = 0; i < batch.length; i++) length += batch[i][0].length;
+/** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes; null when the server must write them (a sort, a custom metric). */
+function renderedRows(sql: Sql, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat) {
+  if (data.params.sort !== undefined || !renderable(data.metrics)) return null;
+  const file = groupingFile(data.grouping, range);
+  const statement = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
+  return sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
+}
+
+/**
+ * The data endpoint's rows as the JSON text of the `rows` array's elements, each row's object rendered by PostgreSQL
+ * (rendered.ts), joined with commas; null when they must be built here (a sort, a custom metric). For 2,000
+ * campaigns the server spent 17-18 ms of CPU a request on row objects, their garbage and JSON.stringify, and 8-9 ms
+ * this way; PostgreSQL's own work is about 65 ms.
+ */
+export async function jsonRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): Promise<Uint8Array | null> {
+  if (data.accountIds.length === 0) return new Uint8Array(0);
+  const pending = renderedRows(sql, data, range, 'json');
+  if (!pending) return null;
+  return joined(await beforeDeadline(ctx, pending), 0x2c);
+}
+
+/** The rows' bytes in one chunk, in order, with a separator byte between rows if given. */
+function joined(rows: Uint8Array[][], separator?: number): Uint8Array {
+  let length = separator === undefined ? 0 : Math.max(0, rows.length - 1);
+  for (let i = 0; i < rows.length; i++) length += rows[i][0].length;
   const out = new Uint8Array(length);
-  for (let i = 0, at = 0; i < batch.length; at += batch[i][0].length, i++) out.set(batch[i][0], at);
+  for (let i = 0, at = 0; i < rows.length; i++) {
+    if (i > 0 && separator !== undefined) out[at++] = separator;
+    out.set(rows[i][0], at);
+    at += rows[i][0].length;
+  }
   return out;
 }
 
@@ -162,11 +187,10 @@ function joined(batch: Uint8Array[][]): Uint8Array {
  * UTF-8 the database sent: decoding a million-row CSV's 165 MB into strings only to encode them again was about a
  * sixth of the server's time (3.0 against 2.5 s of CPU).
  */
-export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat): AsyncGenerator<Uint8Array> | null {
-  if (data.params.sort !== undefined || data.accountIds.length === 0 || !renderable(data.metrics)) return null;
-  const file = groupingFile(data.grouping, range);
-  const statement = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
-  const pending = sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
+export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: 'csv' | 'xlsx'): AsyncGenerator<Uint8Array> | null {
+  if (data.accountIds.length === 0) return null;
+  const pending = renderedRows(sql, data, range, format);
+  if (!pending) return null;
   return (async function* () {
     for await (const batch of batches<Uint8Array[]>(ctx, pending, RENDERED_ROWS[format])) yield joined(batch);
   })();
