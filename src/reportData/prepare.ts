@@ -1,4 +1,5 @@
 // Checks a data request against its report and works out everything the answer depends on (DECISIONS §6).
+import { createHash } from 'node:crypto';
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
 import type { Plan } from '../plans.ts';
@@ -28,9 +29,12 @@ const UNNAMED: Grouping[] = ['total', 'month'];
 
 const bad = (detail: string) => new ApiError('invalid-parameter', detail);
 
-async function weakEtag(parts: unknown): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
-  return `W/"${btoa(String.fromCharCode(...digest.slice(0, 18))).replace(/\+/g, '-').replace(/\//g, '_')}"`;
+/**
+ * node:crypto, which Bun and Deno provide as well: Web Crypto's digest took 33-46 µs for this, createHash 1.5-2.3 µs,
+ * and every data request and every 304 computes one.
+ */
+function weakEtag(parts: unknown): string {
+  return `W/"${createHash('sha256').update(JSON.stringify(parts)).digest().subarray(0, 18).toString('base64url')}"`;
 }
 
 export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
@@ -84,7 +88,7 @@ export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: st
     freshness,
   };
   // Everything the answer depends on, so a 304 needs no fact query (DECISIONS §6).
-  const etag = await weakEtag([
+  const etag = weakEtag([
     format,
     scope.id,
     scope.version,
