@@ -1,10 +1,11 @@
-// Starts the real server on Node, Bun and Deno; each serves /v1/health and shuts down cleanly on SIGTERM.
+// Starts the real server on Node, Bun and Deno; each serves /v1/health and shuts down cleanly on SIGTERM, and reads the
+// demo's numbers through the paths that differ most between runtimes (raw database bytes, node:crypto, streams).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshDatabaseUrl, onPostgres } from './support/database.ts';
-import { startServer, temporaryDir, type Runtime } from './support/server.ts';
+import { startServer, temporaryDir, tokenFrom, type Runtime } from './support/server.ts';
 
 const it = suite('runtimes');
 
@@ -45,6 +46,37 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       if (store.dataDir) assert.not.ok(existsSync(join(store.dataDir, 'readout-socket.json')), 'port file removed');
     } finally {
       await server.stop('SIGKILL');
+      await store.cleanup();
+    }
+  });
+}
+
+for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
+  it(`${runtime}: the demo's numbers as JSON, CSV and XLSX, and a 304`, async () => {
+    const store = await storeEnv();
+    const { DEMO: _, ...env } = store.env;
+    const server = await startServer(env, runtime);
+    try {
+      const client = { clientId: /client id +(\S+)/.exec(server.output())![1], clientSecret: /client secret +(\S+)/.exec(server.output())![1] };
+      const auth = { authorization: `Bearer ${await tokenFrom(server, client)}` };
+      const reports = await (await fetch(`${server.url}/v1/reports`, { headers: auth })).json();
+      const report = reports.data.find((r: { kind: string }) => r.kind === 'standard');
+      const query = `groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`;
+      const res = await fetch(`${server.url}/v1/reports/${report.id}/data?${query}`, { headers: auth });
+      assert.is(res.status, 200);
+      const body = await res.json();
+      assert.ok(body.rows.length > 0 && typeof body.rows[0].dimensions.campaignName === 'string', JSON.stringify(body).slice(0, 500));
+      const again = await fetch(`${server.url}/v1/reports/${report.id}/data?${query}`, { headers: { ...auth, 'if-none-match': res.headers.get('etag')! } });
+      assert.is(again.status, 304);
+      const csv = await fetch(`${server.url}/v1/reports/${report.id}/export.csv?${query}`, { headers: auth });
+      assert.is(csv.status, 200);
+      assert.is((await csv.text()).split('\r\n').length, body.rows.length + 2, 'a header, the rows, and the last line break');
+      const xlsx = await fetch(`${server.url}/v1/reports/${report.id}/export.xlsx?${query}`, { headers: auth });
+      assert.is(xlsx.status, 200);
+      assert.equal([...new Uint8Array(await xlsx.arrayBuffer()).slice(0, 2)], [0x50, 0x4b], 'a zip archive');
+    } finally {
+      // SIGTERM, which tsx passes on: a SIGKILL would stop tsx and leave its Node child serving, holding this run open.
+      await server.stop('SIGTERM');
       await store.cleanup();
     }
   });
