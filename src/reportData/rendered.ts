@@ -4,7 +4,8 @@
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
 // core. The text is byte for byte what exportFormats.ts writes from cells (test/rendered.test.ts), so the file is the
-// same either way; rows with a custom metric's formula or a sort are written from cells as before.
+// same either way; rows with a custom metric's formula or a sort are written from cells as before. The data
+// endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself.
 import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
 import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
