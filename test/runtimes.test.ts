@@ -75,8 +75,7 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       assert.is(xlsx.status, 200);
       assert.equal([...new Uint8Array(await xlsx.arrayBuffer()).slice(0, 2)], [0x50, 0x4b], 'a zip archive');
     } finally {
-      // SIGTERM, which tsx passes on: a SIGKILL would stop tsx and leave its Node child serving, holding this run open.
-      await server.stop('SIGTERM');
+      await server.stop('SIGKILL');
       await store.cleanup();
     }
   });

@@ -15,10 +15,14 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
+/**
+ * Node runs the entry as `npm start` does, `node --import tsx`: the tsx command would run it in a child process of its
+ * own, which a SIGKILL to tsx leaves running.
+ */
 export function command(runtime: Runtime, entry: string): [string, string[]] {
   if (runtime === 'bun') return [bin('bun'), [entry]];
   if (runtime === 'deno') return [bin('deno'), ['run', '-A', entry]];
-  return [bin('tsx'), [entry]];
+  return [process.execPath, ['--import', 'tsx', entry]];
 }
 
 export type RunningServer = {
