@@ -3,7 +3,7 @@ import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
 import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
 import { dataRows, dayRange, jsonRows } from '../reportData/rows.ts';
-import { json, JSON_TYPE, respond } from '../respond.ts';
+import { json, jsonText, respond } from '../respond.ts';
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {
@@ -27,7 +27,7 @@ export function reportData(sql: Sql, clock: () => number) {
       dataFreshness: data.freshness ? new Date(data.freshness).toISOString() : null,
     };
     const rendered = await jsonRows(sql, ctx, data, range);
-    if (rendered) return respond(withRows(head, rendered), { status: 200, headers: { 'content-type': JSON_TYPE, ...dataHeaders(data) } });
+    if (rendered) return jsonText(withRows(head, rendered), { headers: dataHeaders(data) });
     return json({ ...head, rows: await dataRows(sql, ctx, data, range) }, { headers: dataHeaders(data) });
   };
 }
