@@ -4,13 +4,14 @@
 -- few days it is no gain, and PostgreSQL cannot estimate how many groups the sum makes (it assumes 200): with a
 -- million creatives on one day it looked each one up by index and took twice as long. rows.ts picks by range.
 -- Parameters: as report-data-creative.
+-- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
        s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
 from (
   select f.creative_id,
-         sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
+         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, sum(f.spend) as spend,
          sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
-         sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
+         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
   from report_facts($1, $2, $3, $4, $5) f
   group by f.creative_id
 ) s

@@ -1,10 +1,11 @@
 -- Report data grouped by segment: each of segments $7 sums the facts of its member campaigns (a campaign in two
 -- segments counts in both). Ordered by segment name, then id.
 -- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+-- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 select s.id as "segmentId", s.name as "segmentName",
-       sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks, sum(f.spend) as spend,
+       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, sum(f.spend) as spend,
        sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
-       sum(f.video_views)::float8 as video_views, sum(f.video_completions)::float8 as video_completions
+       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
 from report_campaign_facts($1, $2, $3, $4, $5) f
 join segment_campaigns sc on sc.campaign_id = f.campaign_id and sc.segment_id = any($7::uuid[])
 join segments s on s.id = sc.segment_id
