@@ -28,3 +28,31 @@ export function queryText(name: QueryName): string {
 export function query<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
   return sql.unsafe<Row[]>(queryText(name), params as never[], { prepare: !planEachCall(name) });
 }
+
+/** A parameter's text as PostgreSQL reads it: an array as an array literal of quoted elements. */
+const parameterText = (value: Exclude<Param, null>): string =>
+  Array.isArray(value) ? `{${value.map((item) => `"${String(item).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : value instanceof Date ? value.toISOString() : String(value);
+
+/**
+ * An escape string literal that holds no ASCII punctuation, quote, newline or comment marker of its own: every ASCII
+ * character but a letter, digit or space is written as a \xHH escape. Wherever it lands in the text, a comment
+ * included, it can only be the one literal.
+ */
+const literal = (text: string) => `E'${text.replace(/[\x00-\x1f!-\/:-@[-`{-\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+
+/**
+ * The text of sql/queries/NAME.sql with its parameters written in, for COPY, which takes none. Each is an untyped
+ * literal, as a bound parameter is untyped, so PostgreSQL gives both the same type from where they stand.
+ */
+export function inlinedQueryText(name: QueryName, params: Param[]): string {
+  return inlined(queryText(name), params);
+}
+
+/** text with each $n written in as a literal of params[n - 1] (see inlinedQueryText). */
+export function inlined(text: string, params: Param[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = params[Number(n) - 1];
+    if (value === undefined) throw new Error(`no parameter $${n} for ${text.slice(0, 60)}`);
+    return value === null ? 'null' : literal(parameterText(value));
+  });
+}

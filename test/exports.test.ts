@@ -149,9 +149,9 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
   const t = await testApp({ env: { REQUEST_DEADLINE_MS: '1000' } });
   try {
     const { org, token } = await tenant(t);
-    // Several cursor batches of one-day rows (a CSV fetches 10,000 at a time): the client reads the first, then stops
-    // past the deadline. The query is then suspended, not running, so cancelling it does nothing: only a check
-    // between batches can cut the stream.
+    // More one-day rows than the connection buffers: the client reads the first chunk, then stops past the deadline.
+    // The COPY then waits on its socket, where PostgreSQL does not see a cancel: only a check between chunks can cut
+    // the stream, and the COPY must be read to its end for the connection to serve again.
     await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '30000', '--days', '1'], t.clock.now);
     const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
     const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)

@@ -7,15 +7,35 @@ export type Sums = Record<BaseMetric, number>;
 
 /**
  * A system metric: how it is computed from a row's sums, and the same in SQL over the sums' columns (for exports
- * rendered by PostgreSQL, rendered.ts): the same IEEE double operations in the same order, so the same values.
+ * rendered by PostgreSQL, rendered.ts): the same IEEE double operations in the same order, so the same values. of,
+ * per and scale say the same for code that computes it without a Sums object (copyCsv.ts): of, or of / per × scale
+ * (null where per is 0).
  */
-type SystemMetric = { kind: string; conversionDerived: boolean; compute: (s: Sums) => number | null; sql: string };
+type SystemMetric = {
+  kind: string;
+  conversionDerived: boolean;
+  compute: (s: Sums) => number | null;
+  sql: string;
+  of: BaseMetric;
+  per?: BaseMetric;
+  scale: number;
+};
 
-const base = (kind: string, conversionDerived: boolean, name: BaseMetric): SystemMetric => ({ kind, conversionDerived, compute: (s) => s[name], sql: name });
+const base = (kind: string, conversionDerived: boolean, name: BaseMetric): SystemMetric => ({
+  kind,
+  conversionDerived,
+  compute: (s) => s[name],
+  sql: name,
+  of: name,
+  scale: 1,
+});
 
 const ratio = (kind: string, conversionDerived: boolean, a: BaseMetric, b: BaseMetric, scale = 1): SystemMetric => ({
   kind,
   conversionDerived,
+  of: a,
+  per: b,
+  scale,
   compute: (s) => (s[b] === 0 ? null : (s[a] / s[b]) * scale),
   sql: `case when ${b} = 0 then null else (${a} / ${b})${scale === 1 ? '' : ` * ${scale}::float8`} end`,
 });
@@ -63,7 +83,7 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
 }
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
-const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
+export const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
 
 /** tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises instead. */
 export const tidySql = (expression: string) => `js_round((${expression}) * 1000000::float8) / 1000000::float8`;

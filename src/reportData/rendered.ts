@@ -35,7 +35,7 @@ function concatenated(parts: (string | { sql: string })[]): string {
 /** The cell text of key's column d{i}: escaped, unless it holds uuids. */
 const escaped = (key: string, escape: string, i: number) => (UUID_KEYS.has(key) ? `d${i}` : escape);
 
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * The query that renders `source`'s rows, in its order, one `line` column a row. source: a grouping's query, whose
