@@ -71,6 +71,17 @@ it('every record from a COPY, however its bytes are split, equals the record wri
   );
 });
 
+it('no dimensions: a record of the metrics only, and of nothing without metrics', async ({ t }) => {
+  const source = 'select 2::float8 as impressions, 1::float8 as clicks, 0.5::float8 as spend';
+  const plans = (names: string[]) => names.map((name): MetricPlan => ({ name, conversionDerived: false }));
+  for (const [names, record] of [[['spend', 'ctr'], '0.5,50\r\n'], [[], '\r\n']] as const) {
+    const copy = new CopyCsv([], plans([...names]));
+    let text = '';
+    for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, 'total', plans([...names]), 'test')).readable()) text += decoder.decode(copy.push(chunk));
+    assert.is(text, record);
+  }
+});
+
 it('parameters written into a query text, a comment included, read back as the same values', async ({ t }) => {
   await fc.assert(
     fc.asyncProperty(fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', maxLength: 1 }), fc.constantFrom("'", '\\', '\n', '$1', '--', '*/', '"')) }).filter((s) => !s.includes('\0')), fc.array(fc.uuid(), { maxLength: 3 }), fc.boolean(), async (text, ids, flag) => {

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { csvRecord, neutraliseText } from '../src/reportData/exportFormats.ts';
+import { neutraliseText } from '../src/reportData/exportFormats.ts';
 import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/reportData/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/reportData/rendered.ts';
 import { sheetRow } from '../src/reportData/sheetRow.ts';
@@ -27,14 +27,14 @@ const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" uu
  * them (as the data endpoint reads its sums), PostgreSQL's from its own. (Sent in, a number is parsed by the
  * database's strtod, which on the embedded database can land one double away from JavaScript's.)
  */
-async function both(t: TestApp, input: Row[], metrics: MetricPlan[], format: RenderedFormat) {
+async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
   const held = await t.db.sql.unsafe<Row[]>(SOURCE, [input as never]);
-  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, 'creative', metrics, format), [input as never]);
+  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, 'creative', metrics, 'xlsx'), [input as never]);
   const fromCells = held.map((row, i) => {
     const cells: unknown[] = KEYS.map((key) => row[key]);
     writeMetrics(row, metrics, cells, KEYS.length);
     // Data rows follow the header: row 2 onwards in a sheet.
-    return format === 'csv' ? csvRecord(cells, KEYS.length) : sheetRow(i + 1, neutraliseText(cells, KEYS.length));
+    return sheetRow(i + 1, neutraliseText(cells, KEYS.length));
   });
   return { sql: rendered.map((r) => r.line), cells: fromCells };
 }
@@ -72,17 +72,15 @@ const row = fc.record({
 });
 const metrics = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false })));
 
-for (const format of ['csv', 'xlsx'] as const) {
-  it(`${format}: every row as PostgreSQL renders it equals the row written from its cells`, async ({ t }) => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
-        const { sql, cells } = await both(t, rows, plans, format);
-        assert.equal(sql, cells);
-      }),
-      { numRuns: 150 },
-    );
-  });
-}
+it('xlsx: every row as PostgreSQL renders it equals the row written from its cells', async ({ t }) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
+      const { sql, cells } = await both(t, rows, plans);
+      assert.equal(sql, cells);
+    }),
+    { numRuns: 150 },
+  );
+});
 
 const ID = '00000000-0000-4000-8000-000000000000';
 
@@ -105,7 +103,7 @@ it('json: every row as PostgreSQL renders it parses to the row the data endpoint
 
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
-  for (const format of ['csv', 'xlsx'] as const) {
+  for (const format of ['xlsx', 'json'] as const) {
     await t.db.sql.unsafe(renderedQuery(source, 'creative', [], format)).then(
       () => assert.unreachable('rendered'),
       (error) => assert.match(String(error.message), /uuid/),
@@ -116,18 +114,17 @@ it('a uuid key given text that is not a uuid fails, rather than being written un
 it('numbers at the edges of both notations: the same text, or past 1e15 the same double', async ({ t }) => {
   const values = [0, -0, 1e-7, 1.5e-7, 1e-6, 1.25e-5, 0.0001, 0.5, 1e14, 999999999999999.9, 1e15, 1.5e15, 1234567890123456, 2 ** 53 + 2, 1e20, 1e21, 1.5e21, 1e23, 1e100, -1e-5, -1e21];
   const rows = values.map((spend): Row => ({ creativeId: ID, creativeName: 'x', campaignId: ID, impressions: 1, clicks: 1, spend, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
-  const { sql, cells } = await both(t, rows, [{ name: 'spend', conversionDerived: false }], 'csv');
+  const { sql, cells } = await both(t, rows, [{ name: 'spend', conversionDerived: false }]);
   sql.forEach((line, i) => {
-    const [ours, theirs] = [line, cells[i]].map((l) => l.split(',')[3].trim());
+    const [ours, theirs] = [line, cells[i]].map((l) => /<v>([^<]*)<\/v>/.exec(l)![1]);
     if (Math.abs(Number(theirs)) < 1e15) assert.is(ours, theirs);
     else assert.is(Number(ours), Number(theirs), `${ours} and ${theirs}`);
   });
 });
 
-it('no dimensions and no metrics: an empty line, an empty row', async ({ t }) => {
+it('no dimensions and no metrics: an empty worksheet row', async ({ t }) => {
   const text = (format: RenderedFormat) => renderedQuery('select 1 as impressions', 'total', [], format);
   const lines = async (format: RenderedFormat) => (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
-  assert.equal(await lines('csv'), ['\r\n']);
   assert.equal(await lines('xlsx'), ['<row r="2"></row>']);
 });
 

@@ -5,12 +5,12 @@
 // functions: for a million rows that doubled the query's time, and the query is the export's slower side. Sent in
 // binary instead, a row is its text's bytes, sixteen-byte uuids and eight-byte doubles, and only the sums its metrics
 // use: PostgreSQL formats nothing, and the server copies the text and writes the ids and numbers here, byte by byte,
-// without a string or an object a row. The records are byte for
-// byte what csvRecord (exportFormats.ts) writes from the same row's cells (test/copyCsv.test.ts).
+// without a string or an object a row. The records are byte for byte what csvRecord (exportFormats.ts) writes from
+// the same row's cells (test/copyCsv.test.ts).
 import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type BaseMetric, type MetricPlan, type Sums } from './metrics.ts';
 import type { Grouping } from './params.ts';
-import { quoted } from './rendered.ts';
+import { quoted, renderable } from './rendered.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -55,7 +55,7 @@ export function copyCsvStatement(source: string, grouping: Grouping, metrics: Me
 
 /** The sums metrics are computed from, in BASE_METRICS order: a custom metric's formula may use any system metric. */
 export function sumsUsed(metrics: MetricPlan[]): BaseMetric[] {
-  if (metrics.some((metric) => !(metric.name in SYSTEM_METRICS) || metric.formula)) return [...BASE_METRICS];
+  if (!renderable(metrics)) return [...BASE_METRICS];
   const used = new Set(metrics.flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]));
   return BASE_METRICS.filter((sum) => used.has(sum));
 }
@@ -152,7 +152,7 @@ export class CopyCsv {
     this.uuid = keys.map((key) => UUID_KEYS.has(key));
     this.sent = Int32Array.from(sumsUsed(metrics), (sum) => BASE_METRICS.indexOf(sum));
     this.fields = keys.length + this.sent.length;
-    this.system = metrics.every((metric) => !metric.formula && metric.name in SYSTEM_METRICS);
+    this.system = renderable(metrics);
     const index = (name: string | undefined) => (name === undefined ? -1 : BASE_METRICS.indexOf(name as never));
     this.of = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.of));
     this.per = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.per));

@@ -1,17 +1,19 @@
-// Rows rendered by PostgreSQL: each row comes back as its finished CSV line, worksheet row or JSON object.
+// Rows rendered by PostgreSQL: each row comes back as its finished worksheet row or JSON object.
 //
 // A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
 // core. The text is byte for byte what exportFormats.ts writes from cells (test/rendered.test.ts), so the file is the
 // same either way; rows with a custom metric's formula or a sort are written from cells as before. The data
-// endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself.
+// endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
+// are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
+// query itself, and the CSV export's query is its slower side.)
 import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
 import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
 import { column } from './sheetRow.ts';
 
-export type RenderedFormat = 'csv' | 'xlsx' | 'json';
+export type RenderedFormat = 'xlsx' | 'json';
 
 /** Whether PostgreSQL can render these rows: every metric a system one (a formula is evaluated here only). */
 export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && metric.name in SYSTEM_METRICS);
@@ -57,7 +59,6 @@ export function renderedQuery(source: string, grouping: Grouping, metrics: Metri
     ...(format === 'xlsx' ? ['(row_number() over () + 1)::text as r'] : []),
   ];
   const cells = {
-    csv: () => [...keys.map((key, i) => `coalesce(${escaped(key, `export_csv_text(d${i})`, i)}, '')`), ...metrics.map((_, i) => `coalesce(js_number(m${i}), '')`)].join(` || ',' || `),
     xlsx: () =>
       [
         ...keys.map((key, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`),
@@ -73,7 +74,7 @@ export function renderedQuery(source: string, grouping: Grouping, metrics: Metri
         '}}',
       ]),
   }[format]();
-  const line = format === 'csv' ? `${cells || `''`} || E'\\r\\n'` : format === 'xlsx' ? `'<row r="' || r || '">' || ${cells || `''`} || '</row>'` : cells;
+  const line = format === 'xlsx' ? `'<row r="' || r || '">' || ${cells || `''`} || '</row>'` : cells;
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
   return `/* ${name}, rendered as ${format} */ select ${line} as line from (select ${values.join(', ')} from (\n${source}\n) q offset 0) v`;
 }

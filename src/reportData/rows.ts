@@ -77,14 +77,6 @@ export async function dataRows(sql: Sql, ctx: Context, data: PreparedData, range
 
 const CURSOR_ROWS = 1_000;
 
-/**
- * Rendered rows are fetched in larger batches where they are small: a CSV line is about 160 bytes, and at 1,000 a
- * fetch the round trips between fetches left PostgreSQL idle for about a second of a million-row export. A
- * worksheet row is four times the size and its zip compression the slower side, so it keeps the smaller batch (at
- * 10,000 its export's peak RSS rose by 75 MB and it finished no sooner).
- */
-const RENDERED_ROWS: Record<'csv' | 'xlsx', number> = { csv: 10_000, xlsx: CURSOR_ROWS };
-
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
 export type Cells = unknown[];
 
@@ -183,17 +175,17 @@ function joined(rows: Uint8Array[][], separator?: number): Uint8Array {
 }
 
 /**
- * The rows as the export file's own bytes, rendered by PostgreSQL (rendered.ts), a batch at a time; null when they
- * must be written from cells (a sort, a custom metric, or no ad account to read). The lines are read raw, as the
- * UTF-8 the database sent: decoding a million-row CSV's 165 MB into strings only to encode them again was about a
- * sixth of the server's time (3.0 against 2.5 s of CPU).
+ * An XLSX export's worksheet rows, rendered by PostgreSQL (rendered.ts), a batch at a time; null when they must be
+ * written from cells (a sort, a custom metric, or no ad account to read). The rows are read raw, as the UTF-8 the
+ * database sent: decoding a million rendered rows into strings only to encode them again was about a sixth of the
+ * server's time (measured on CSV lines, when CSV was rendered too: 3.0 against 2.5 s of CPU).
  */
-export function streamRendered(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }, format: 'csv' | 'xlsx'): AsyncGenerator<Uint8Array> | null {
+export function streamSheetRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
-  const pending = renderedRows(sql, data, range, format);
+  const pending = renderedRows(sql, data, range, 'xlsx');
   if (!pending) return null;
   return (async function* () {
-    for await (const batch of batches<Uint8Array[]>(ctx, pending, RENDERED_ROWS[format])) yield joined(batch);
+    for await (const batch of batches<Uint8Array[]>(ctx, pending)) yield joined(batch);
   })();
 }
 

@@ -4,7 +4,7 @@ import type { Sql } from '../database.ts';
 import { query } from '../queries.ts';
 import { csvStream, xlsxStream } from '../reportData/exportFormats.ts';
 import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
-import { dayRange, streamCells, streamCsv, streamRendered } from '../reportData/rows.ts';
+import { dayRange, streamCells, streamCsv, streamSheetRows } from '../reportData/rows.ts';
 import { dataCost } from '../reportData/scope.ts';
 import { respond } from '../respond.ts';
 import { dataHeaders } from './reportData.ts';
@@ -37,7 +37,7 @@ export function reportExport(sql: Sql, clock: () => number, deadlineMs: number, 
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - (clock() - ctx.startedAt)));
     const streamCtx = { ...ctx, deadline: stop.signal };
-    const rows = (format === 'csv' ? streamCsv(sql, streamCtx, data, range) : streamRendered(sql, streamCtx, data, range, format)) ?? streamCells(sql, streamCtx, data, range);
+    const rows = (format === 'csv' ? streamCsv : streamSheetRows)(sql, streamCtx, data, range) ?? streamCells(sql, streamCtx, data, range);
     const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
     const body = FORMATS[format].write(
       { grouping: data.grouping, metrics: data.metrics.map((m) => m.name), displayNames, rows },
