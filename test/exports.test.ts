@@ -178,6 +178,36 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
   }
 });
 
+it('an export read in gulps leaves its connection serving the next query', async () => {
+  // One connection, so the next query takes the one the export used. The client waits, then reads all at once: the
+  // COPY's stream fills while its last rows and its end arrive together, and postgres.js 3.4 then left the socket
+  // paused (porsager/postgres#499): the next query never heard its answer and timed out.
+  const t = await testApp({ max: 1, env: { REQUEST_DEADLINE_MS: '5000' } });
+  try {
+    const { org, token } = await tenant(t);
+    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '3000', '--days', '1'], t.clock.now);
+    const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
+    const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
+      values (${org}, 'Gulps', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
+    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+      select ${org}, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+    const range = `dateFrom=${day}&dateTo=${day}`;
+    for (let i = 0; i < 4; i++) {
+      const res = await t.fetch(`/v1/reports/${report.id}/export.csv?${range}&groupBy=creative`, bearer(token));
+      const reader = res.body!.getReader();
+      await reader.read();
+      await new Promise((r) => setTimeout(r, 150));
+      let lines = 0;
+      for (let part = await reader.read(); !part.done; part = await reader.read()) lines += part.value.filter((b) => b === 0x0a).length;
+      assert.is(lines, 3000, 'every row arrived');
+      const next = await t.fetch(`/v1/reports/${report.id}/data?${range}&groupBy=total`, bearer(token));
+      assert.is(next.status, 200, `the query after export ${i + 1}`);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
 /** An endless source of rows, counting what the export has taken from it. */
 function endlessRows() {
   const source = { taken: 0, rows: batches() };

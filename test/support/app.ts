@@ -15,8 +15,9 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string> } = {}): Promise<TestApp> {
-  const db = await freshDatabase();
+/** env: the service's settings; max: the database pool's size. */
+export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string>; max?: number } = {}): Promise<TestApp> {
+  const db = await freshDatabase({ max: overrides.max });
   const config = loadConfig({ BASE_URL: BASE, ...overrides.env });
   const logs: LogLine[] = [];
   const clock = {
