@@ -78,11 +78,25 @@ function writeUuid(data: Uint8Array, from: number, out: Uint8Array, at: number):
 /** The most bytes writeTidied writes: String() of a double is at most 25 characters ("-1.2345678901234567e-300"). */
 const NUMBER_BYTES = 25;
 
-/** n's decimal digits (n a whole number from 0 to 2^53) at out[at..]; returns where they end. */
+/**
+ * n's decimal digits (n a whole number from 0 to 2^53) at out[at..]; returns where they end. Below 2^31 in 32-bit
+ * integer arithmetic: a double's % is a call into C, and a million rows' numbers spent most of their time in it.
+ */
 function writeDigits(n: number, out: Uint8Array, at: number): number {
+  if (n >= 2 ** 31) {
+    let end = at;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end++;
+    for (let i = end, rest = n; i >= at; i--, rest = Math.floor(rest / 10)) out[i] = ZERO + (rest % 10);
+    return end + 1;
+  }
+  let rest = n | 0;
   let end = at;
-  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) end++;
-  for (let i = end, rest = n; i >= at; i--, rest = Math.floor(rest / 10)) out[i] = ZERO + (rest % 10);
+  for (let left = rest; left >= 10; left = (left / 10) | 0) end++;
+  for (let i = end; i >= at; i--) {
+    const tens = (rest / 10) | 0;
+    out[i] = ZERO + rest - tens * 10;
+    rest = tens;
+  }
   return end + 1;
 }
 
@@ -108,16 +122,22 @@ export function writeTidied(value: number | null, out: Uint8Array, at: number): 
   if (Math.abs(k) >= 1e15) return writeAscii(String(k / 1e6), out, at);
   if (k < 0) out[at++] = MINUS;
   const magnitude = Math.abs(k);
-  let fraction = magnitude % 1e6;
-  at = writeDigits((magnitude - fraction) / 1e6, out, at);
+  // The quotient below 1e9 is a double's floor exactly (its ulp is under the 1e-6 a fraction could round up by).
+  const whole = Math.floor(magnitude / 1e6);
+  let fraction = (magnitude - whole * 1e6) | 0;
+  at = writeDigits(whole, out, at);
   if (fraction === 0) return at;
   out[at++] = DOT;
   let places = 6;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
+  for (let tens = (fraction / 10) | 0; fraction === tens * 10; tens = (fraction / 10) | 0) {
+    fraction = tens;
     places--;
   }
-  for (let i = at + places - 1; i >= at; i--, fraction = Math.floor(fraction / 10)) out[i] = ZERO + (fraction % 10);
+  for (let i = at + places - 1; i >= at; i--) {
+    const tens = (fraction / 10) | 0;
+    out[i] = ZERO + fraction - tens * 10;
+    fraction = tens;
+  }
   return at + places;
 }
 
