@@ -152,14 +152,9 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
     // More one-day rows than the connection buffers: the client reads the first chunk, then stops past the deadline.
     // The COPY then waits on its socket, where PostgreSQL does not see a cancel: only a check between chunks can cut
     // the stream, and the COPY must be read to its end for the connection to serve again.
-    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '30000', '--days', '1'], t.clock.now);
-    const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
-    const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
-      values (${org}, 'Big', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
-    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
-      select ${org}, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+    const { report, day } = await oneDayReport(t, org, 30_000);
     // CSV: its rows are read only as the client reads (an XLSX this small is written whole into the archive's buffers).
-    const res = await t.fetch(`/v1/reports/${report.id}/export.csv?dateFrom=${day}&dateTo=${day}&groupBy=creative`, bearer(token));
+    const res = await t.fetch(`/v1/reports/${report}/export.csv?dateFrom=${day}&dateTo=${day}&groupBy=creative`, bearer(token));
     assert.is(res.status, 200);
     const reader = res.body!.getReader();
     await reader.read();
@@ -172,7 +167,7 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
     }
     assert.ok(cut, 'the download is cut at the deadline, not finished late');
     // The connection the cut export held is back for the next request.
-    assert.is((await t.fetch(`/v1/reports/${report.id}/data?dateFrom=${day}&dateTo=${day}&groupBy=total`, bearer(token))).status, 200);
+    assert.is((await t.fetch(`/v1/reports/${report}/data?dateFrom=${day}&dateTo=${day}&groupBy=total`, bearer(token))).status, 200);
   } finally {
     await t.close();
   }
@@ -185,28 +180,34 @@ it('an export read in gulps leaves its connection serving the next query', async
   const t = await testApp({ max: 1, env: { REQUEST_DEADLINE_MS: '5000' } });
   try {
     const { org, token } = await tenant(t);
-    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', '3000', '--days', '1'], t.clock.now);
-    const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
-    const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
-      values (${org}, 'Gulps', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
-    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
-      select ${org}, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+    const { report, day } = await oneDayReport(t, org, 3000);
     const range = `dateFrom=${day}&dateTo=${day}`;
     for (let i = 0; i < 4; i++) {
-      const res = await t.fetch(`/v1/reports/${report.id}/export.csv?${range}&groupBy=creative`, bearer(token));
+      const res = await t.fetch(`/v1/reports/${report}/export.csv?${range}&groupBy=creative`, bearer(token));
       const reader = res.body!.getReader();
-      await reader.read();
+      const lineEnds = (bytes: Uint8Array) => bytes.filter((b) => b === 0x0a).length;
+      let lines = lineEnds((await reader.read()).value!);
       await new Promise((r) => setTimeout(r, 150));
-      let lines = 0;
-      for (let part = await reader.read(); !part.done; part = await reader.read()) lines += part.value.filter((b) => b === 0x0a).length;
-      assert.is(lines, 3000, 'every row arrived');
-      const next = await t.fetch(`/v1/reports/${report.id}/data?${range}&groupBy=total`, bearer(token));
+      for (let part = await reader.read(); !part.done; part = await reader.read()) lines += lineEnds(part.value);
+      assert.is(lines, 1 + 3000, 'the header and every row arrived');
+      const next = await t.fetch(`/v1/reports/${report}/data?${range}&groupBy=total`, bearer(token));
       assert.is(next.status, 200, `the query after export ${i + 1}`);
     }
   } finally {
     await t.close();
   }
 });
+
+/** One ad account's one day of facts for `creatives` creatives, and a report over it. */
+async function oneDayReport(t: TestApp, org: string, creatives: number) {
+  await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', String(creatives), '--days', '1'], t.clock.now);
+  const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
+  const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
+    values (${org}, 'One day', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
+  await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+    select ${org}, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+  return { report: report.id as string, day: day as string };
+}
 
 /** An endless source of rows, counting what the export has taken from it. */
 function endlessRows() {
