@@ -8,9 +8,8 @@ import process from 'node:process';
 import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/database.ts';
 import { migrate } from '../src/migrate.ts';
-import { query } from '../src/queries.ts';
+import { inlinedQueryText, query } from '../src/queries.ts';
 import { groupingFile } from '../src/reportData/rows.ts';
-import { queryTexts } from '../src/sqlFiles.ts';
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -190,11 +189,10 @@ async function exportFloors(sql: Sql, accounts: string[], day: string, embedded:
   for await (const _ of query(sql, file, params as never[]).cursor(1000));
   const cursor = (performance.now() - t0) / 1000;
   if (embedded) return { cursor };
-  // COPY takes no parameters: the same query with them written in as literals.
-  const literal = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? `'{${value.join(',')}}'::uuid[]` : typeof value === 'boolean' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
-  const text = queryTexts()[file].replace(/^--.*$/gm, '').replace(/\$(\d+)/g, (_, i) => literal(params[Number(i) - 1]));
+  // COPY takes no parameters: the same query with them written in, as the server's CSV export writes them.
+  const text = inlinedQueryText(file, params as never[]);
   t0 = performance.now();
-  for await (const _ of await sql.unsafe(`copy (${text}) to stdout (format csv)`).readable());
+  for await (const _ of await sql.unsafe(`copy (\n${text}\n) to stdout (format csv)`).readable());
   return { cursor, copy: (performance.now() - t0) / 1000 };
 }
 
