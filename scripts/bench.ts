@@ -9,6 +9,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/database.ts';
 import { migrate } from '../src/migrate.ts';
 import { inlinedQueryText, query } from '../src/queries.ts';
+import { EXPORT_SETTINGS } from '../src/reportData/copyCsv.ts';
 import { groupingFile } from '../src/reportData/rows.ts';
 
 const flag = (name: string, fallback: string) => {
@@ -184,15 +185,16 @@ async function fetched(url: string, token: string): Promise<number> {
 async function exportFloors(sql: Sql, accounts: string[], day: string, embedded: boolean) {
   const params = [accounts, null, day, day, 'USD', null, false];
   let t0 = performance.now();
-  // The file the server picks for this range (a day: the join-first one).
-  const file = groupingFile('creative', { from: day, to: day });
-  for await (const _ of query(sql, file, params as never[]).cursor(1000));
+  // The files the server picks for this range (a day: the join-first one; for CSV, all in one currency, the one
+  // read from facts directly) and, for COPY, the CSV export's own settings.
+  const range = { from: day, to: day };
+  for await (const _ of query(sql, groupingFile('creative', range), params as never[]).cursor(1000));
   const cursor = (performance.now() - t0) / 1000;
   if (embedded) return { cursor };
   // COPY takes no parameters: the same query with them written in, as the server's CSV export writes them.
-  const text = inlinedQueryText(file, params as never[]);
+  const text = inlinedQueryText(groupingFile('creative', range, true), params as never[]);
   t0 = performance.now();
-  for await (const _ of await sql.unsafe(`copy (\n${text}\n) to stdout (format csv)`).readable());
+  for await (const _ of await sql.unsafe(`${EXPORT_SETTINGS}; copy (\n${text}\n) to stdout (format csv)`).readable());
   return { cursor, copy: (performance.now() - t0) / 1000 };
 }
 

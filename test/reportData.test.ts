@@ -5,7 +5,8 @@ import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { query, queryText } from '../src/queries.ts';
+import { inlinedQueryText, query, queryText } from '../src/queries.ts';
+import { EXPORT_SETTINGS } from '../src/reportData/copyCsv.ts';
 import { groupingFile } from '../src/reportData/rows.ts';
 
 type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
@@ -258,8 +259,49 @@ demo('creative rows are the same whether facts are summed before the join (long 
     });
   }
   assert.is(groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }), 'report-data-creative');
+  assert.is(groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }, true), 'report-data-creative-one-currency');
+  assert.is(groupingFile('video', { from: '2026-01-01', to: '2026-01-28' }, true), 'report-data-creative-summed');
   assert.is(groupingFile('video', { from: '2026-01-01', to: '2026-01-28' }), 'report-data-creative-summed');
   assert.is(groupingFile('campaign', { from: '2025-01-01', to: '2026-01-28' }), 'report-data-campaign');
+});
+
+demo("the one-currency creative query answers as report-data-creative for the accounts in the report's currency", async ({ t, d }) => {
+  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = await t.db.sql`select a.id, a.currency from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id where ra.report_id = ${report.id}`;
+  const all = accounts.map((a) => a.id as string);
+  const same = accounts.filter((a) => a.currency === report.currency).map((a) => a.id as string);
+  assert.ok(same.length > 0 && same.length < all.length, 'the report mixes currencies');
+  for (const [from, to, name, video] of [['2026-01-01', '2026-01-20', null, false], ['2026-01-01', '2026-01-20', null, true], ['2025-12-20', '2026-01-05', 'a', false]] as const) {
+    const expected = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative', [same, null, from, to, report.currency, name, video]);
+    assert.ok(expected.length > 0, `${from}..${to} has rows`);
+    // Given every account, it still reads only those in the report's currency: never another currency's money unconverted.
+    for (const given of [same, all]) {
+      const rows = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative-one-currency', [given, null, from, to, report.currency, name, video]);
+      assert.equal(rows.map((r) => [r.creativeId, r.creativeName, r.campaignId]), expected.map((r) => [r.creativeId, r.creativeName, r.campaignId]));
+      rows.forEach((row, i) => {
+        for (const [key, value] of Object.entries(row)) if (typeof value === 'number') close(expected[i][key] as number, value, `${from}..${to} ${key}`);
+      });
+    }
+  }
+});
+
+demo("on PostgreSQL a one-currency CSV export's query can run in parallel, and plans no Memoize", async ({ t, d }) => {
+  if (!onPostgres) return; // PGlite runs one process: no parallel workers to plan for.
+  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = (await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
+                                   where ra.report_id = ${report.id} and a.currency = ${report.currency}`).map((r) => r.id as string);
+  const file = groupingFile('creative', { from: '2026-01-01', to: '2026-01-03' }, true);
+  const text = inlinedQueryText(file, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false]);
+  // The demo's few rows never pay for workers at the default costs; at no cost, a plan that can go parallel does.
+  const nodes = await t.db.sql.begin(async (tx) => {
+    await tx.unsafe(`${EXPORT_SETTINGS}; set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0`);
+    const [row] = await tx.unsafe(`explain (format json) ${text}`);
+    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
+    const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [node['Node Type'], ...((node.Plans ?? []) as never[]).flatMap(types)];
+    return types(plan);
+  });
+  assert.ok(nodes.some((node) => node.startsWith('Gather')), nodes.join(', '));
+  assert.not.ok(nodes.includes('Memoize'), nodes.join(', '));
 });
 
 demo('the creative grouping sums and orders its rows with one sort', async ({ t, d }) => {

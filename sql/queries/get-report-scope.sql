@@ -1,10 +1,10 @@
 -- Returns what a data request on report $1 depends on, if organization $2's client may read it (report allow-list
 -- $3 all, or ids $4): the definition, the ad accounts it may see (ad-account allow-list $5 all, or ids $6) with their
--- connection and freshness, its segments and their campaigns, and the organization's custom metrics.
+-- currency, connection and freshness, its segments and their campaigns, and the organization's custom metrics.
 select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
        to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version,
        coalesce((
-         select json_agg(json_build_object('id', a.id, 'status', a.connection_status,
+         select json_agg(json_build_object('id', a.id, 'currency', a.currency, 'status', a.connection_status,
                   'fetchedAt', to_char(a.last_fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by a.id)
          from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
          where ra.report_id = r.id and ($5::boolean or a.id = any($6::uuid[]))), '[]') as accounts,

@@ -16,6 +16,8 @@ export type PreparedData = {
   grouping: Grouping;
   metrics: MetricPlan[];
   accountIds: string[];
+  /** Every account read keeps its money in the report's currency: nothing to convert. */
+  oneCurrency: boolean;
   /** Segment reports read only their segments' campaigns; null reads every campaign. */
   campaignIds: string[] | null;
   segmentIds: string[];
@@ -83,6 +85,7 @@ export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: st
     grouping,
     metrics,
     accountIds: accounts.map((a) => a.id).sort(),
+    oneCurrency: accounts.every((a) => a.currency === scope.currency),
     campaignIds,
     segmentIds: segments.map((s) => s.id),
     freshness,

@@ -6,7 +6,7 @@ import { allowList, isUuid } from '../visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { adAccountIdsForCost } from './params.ts';
 
-export type ScopeAccount = { id: string; status: 'ok' | 'expired' | 'permission-lost'; fetchedAt: string | null };
+export type ScopeAccount = { id: string; currency: string; status: 'ok' | 'expired' | 'permission-lost'; fetchedAt: string | null };
 
 export type ReportScope = {
   id: string;
