@@ -15,11 +15,15 @@ export const wholeNumber = (name: string, min: number, max: number) =>
     v.maxValue(max, `${name} must be a whole number from ${min} to ${max}`),
   );
 
-const single = (query: Context['query'], multi: ReadonlySet<string>) => {
+const single = (query: Context['query'], entries: Entries, multi: ReadonlySet<string>) => {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value) && !multi.has(key)) {
       throw new ApiError('invalid-parameter', `${key} is given more than once; give it once.`);
+    }
+    // PostgreSQL text cannot hold U+0000: a parameter the route reads that carries one would fail in the database.
+    if (key in entries && (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && item.includes('\u0000'))) {
+      throw new ApiError('invalid-parameter', `${key} contains a NUL character (U+0000), which no name or id can hold.`);
     }
     out[key] = value;
   }
@@ -39,7 +43,7 @@ function schemaOf<E extends Entries>(entries: E): v.ObjectSchema<E, undefined> {
 
 /** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
 export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = NONE): v.InferOutput<v.ObjectSchema<E, undefined>> {
-  const result = v.safeParse(schemaOf(entries), single(ctx.query, multi));
+  const result = v.safeParse(schemaOf(entries), single(ctx.query, entries, multi));
   if (result.success) return result.output;
   const issue = result.issues[0];
   const key = v.getDotPath(issue)?.split('.')[0] ?? 'query';

@@ -57,6 +57,18 @@ it('random and boundary query parameters, repeated or not, on every path', async
   );
 });
 
+it('a NUL character in a parameter a route reads is a 400 naming it, not a database error', async ({ t, d }) => {
+  const org = d.org;
+  const report = d.reports['Cross-channel performance'];
+  for (const [path, key] of [[`/v1/organizations/${org}/campaigns`, 'name'], [`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-03&groupBy=campaign`, 'nameFilter']]) {
+    const res = await t.fetch(`${path}${path.includes('?') ? '&' : '?'}${key}=a%00b`, { headers: { authorization: `Bearer ${d.token}` } });
+    assert.is(res.status, 400, path);
+    const body = await res.json();
+    assert.is(body.type.split('/').pop(), 'invalid-parameter');
+    assert.match(body.detail, key);
+  }
+});
+
 it('random path ids and path segments never reach a 500', async ({ t, d }) => {
   const segment = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('%FF%FE', '..', '%2e%2e', '%00', 'a'.repeat(5000), '{id}', ':id', '*'));
   await fc.assert(
