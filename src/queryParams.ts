@@ -22,7 +22,7 @@ const single = (query: Context['query'], entries: Entries, multi: ReadonlySet<st
       throw new ApiError('invalid-parameter', `${key} is given more than once; give it once.`);
     }
     // PostgreSQL text cannot hold U+0000: a parameter the route reads that carries one would fail in the database.
-    if (key in entries && (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && item.includes('\u0000'))) {
+    if (Object.hasOwn(entries, key) && (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && item.includes('\u0000'))) {
       throw new ApiError('invalid-parameter', `${key} contains a NUL character (U+0000), which no name or id can hold.`);
     }
     out[key] = value;

@@ -86,6 +86,12 @@ it('unknown client, wrong secret: the same 401 invalid_client', async ({ t, clie
   assert.equal(await wrong.json(), await unknown.json());
 });
 
+it('a client id holding a NUL character is an unknown client, not a database error', async ({ t, client }) => {
+  const res = await t.fetch('/api/connect/token', tokenRequest(form({ ...client, clientId: `${client.clientId}\u0000` })));
+  assert.is(res.status, 401);
+  assert.is((await res.json()).error, 'invalid_client');
+});
+
 it('with Basic, invalid_client carries WWW-Authenticate', async ({ t, client }) => {
   const res = await t.fetch('/api/connect/token', tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, 'rds_nope') }));
   assert.is(res.status, 401);

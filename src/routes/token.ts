@@ -101,7 +101,9 @@ export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDep
     }
 
     const now = clock();
-    const [client] = clientId.length <= 64 ? await query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]) : [];
+    // No client id is that long or holds U+0000 (which PostgreSQL text cannot): such an id is an unknown client.
+    const couldBeClientId = clientId.length <= 64 && !clientId.includes('\u0000');
+    const [client] = couldBeClientId ? await query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]) : [];
     const hashes = client ? client.secret_hashes.map((h) => new Uint8Array(h)) : [];
     // The secret is hashed and compared even for an unknown client, so the answer takes the same time.
     const matches = await secretMatches(clientSecret, hashes);
