@@ -285,7 +285,7 @@ demo("the one-currency creative query answers as report-data-creative for the ac
   }
 });
 
-demo("on PostgreSQL a one-currency CSV export's query can run in parallel, and plans no Memoize", async ({ t, d }) => {
+demo("on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize", async ({ t, d }) => {
   if (!onPostgres) return; // PGlite runs one process: no parallel workers to plan for.
   const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
   const accounts = (await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
@@ -293,15 +293,17 @@ demo("on PostgreSQL a one-currency CSV export's query can run in parallel, and p
   const file = groupingFile('creative', { from: '2026-01-01', to: '2026-01-03' }, true);
   const text = inlinedQueryText(file, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false]);
   // The demo's few rows never pay for workers at the default costs; at no cost, a plan that can go parallel does.
-  const nodes = await t.db.sql.begin(async (tx) => {
+  const { nodes, memoize } = await t.db.sql.begin(async (tx) => {
     await tx.unsafe(`${EXPORT_SETTINGS}; set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0`);
     const [row] = await tx.unsafe(`explain (format json) ${text}`);
     const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
     const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [node['Node Type'], ...((node.Plans ?? []) as never[]).flatMap(types)];
-    return types(plan);
+    // The demo's rows are too few for PostgreSQL to choose Memoize either way, so the setting itself is what is checked.
+    const [{ setting }] = await tx`select current_setting('enable_memoize') as setting`;
+    return { nodes: types(plan), memoize: setting };
   });
   assert.ok(nodes.some((node) => node.startsWith('Gather')), nodes.join(', '));
-  assert.not.ok(nodes.includes('Memoize'), nodes.join(', '));
+  assert.is(memoize, 'off');
 });
 
 demo('the creative grouping sums and orders its rows with one sort', async ({ t, d }) => {
