@@ -98,7 +98,9 @@ async function load(url: string, pid: number, connections: number, headers: Reco
   // Answers with any status other than the one expected count as errors (a 304 run expects 304, the rest 200).
   const statuses = (r.statusCodeStats ?? {}) as Record<string, { count: number }>;
   const unexpected = Object.entries(statuses).reduce((n, [code, { count }]) => n + (code === String(expect) ? 0 : count), 0);
-  const measured = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, unexpected, peakRss: peak };
+  // A scenario in which no request finished measured nothing: its zero latencies would read as fast, so it counts as failed.
+  const unfinished = r.requests.total === 0 ? 1 : 0;
+  const measured = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unfinished, unexpected, peakRss: peak };
   loads.push(measured);
   return measured;
 }
@@ -281,6 +283,8 @@ try {
 
   log('warming up');
   await load(`${server.url}/v1/reports`, server.pid, 8, auth, 2);
+  // One request to its end first: a cold first answer can outlast the warm-up load, which would then finish nothing.
+  await fetch(dataUrl('campaign'), { headers: auth }).then((res) => res.arrayBuffer());
   await load(dataUrl('campaign'), server.pid, 2, auth, 2);
   const idleRss = rssMb(server.pid);
 
@@ -329,6 +333,8 @@ try {
     rows.push([`data groupBy=campaign, ${days} days, all accounts (c=${DATA_C}${each})`, groupings.campaign]);
     for (const groupBy of ['total', 'month', 'ad-account', 'creative', 'video']) {
       log(`data ${groupBy}`);
+      // Warm, as the campaign grouping is: the groupings that read raw facts would otherwise time the disk.
+      await fetch(dataUrl(groupBy), { headers: auth }).then((res) => res.arrayBuffer());
       groupings[groupBy] = await load(dataUrl(groupBy), server.pid, DATA_C, auth);
       rows.push([`data groupBy=${groupBy}, ${days} days, all accounts (c=${DATA_C})`, groupings[groupBy]]);
     }
@@ -365,9 +371,16 @@ try {
     const [{ day, n: exported }] = await sql`select max(day)::text as day, count(*)::int as n from facts where organization_id = ${big.org}`;
     log(`exports of ${exported} rows`);
     const exportUrl = (ext: string) => `${server.url}/v1/reports/${big.report}/export.${ext}?dateFrom=${day}&dateTo=${day}&groupBy=creative`;
+    // One download first, untimed, as every load scenario has its warm-up: the export's million facts and creatives
+    // are read from disk once, not in the timed run only (the COPY floor below always ran warm, after it).
+    // Its time is shown, and its peak RSS counts.
+    log('export warm-up');
+    const first = await download(exportUrl('csv'), exportToken, server.pid);
     const csv = await download(exportUrl('csv'), exportToken, server.pid);
     const xlsx = await download(exportUrl('xlsx'), exportToken, server.pid);
     const floors = await exportFloors(sql, big.accounts, day, embedded);
+    const exportPeak = Math.max(first.peak, csv.peak, xlsx.peak);
+    after.push(`| export.csv, ${f(exported)} rows, first download (warm-up, not the target's) | ${f(exported / first.seconds)} rows/s | ${f(first.seconds * 1000)} total | | ${f(first.peak)} |`);
     after.push(`| export.csv, ${f(exported)} rows | ${f(exported / csv.seconds)} rows/s | ${f(csv.seconds * 1000)} total | | ${f(csv.peak)} |`);
     after.push(`| export.xlsx, ${f(exported)} rows | ${f(exported / xlsx.seconds)} rows/s | ${f(xlsx.seconds * 1000)} total | | ${f(xlsx.peak)} |`);
     after.push(`| the export's own SQL read through a postgres.js cursor (floor) | ${f(exported / floors.cursor)} rows/s | ${f(floors.cursor * 1000)} total | | |`);
@@ -375,7 +388,7 @@ try {
     targets.push(
       ['CSV ≥ 300,000 rows/s', `${f(exported / csv.seconds)} rows/s`, exported / csv.seconds >= 300_000],
       [`XLSX of ${f(exported)} rows inside 30 s`, `${f(xlsx.seconds, 1)} s`, xlsx.seconds <= 30],
-      ['export peak RSS within 64 MB of idle', `+${f(Math.max(csv.peak, xlsx.peak) - idleRss)} MB`, Math.max(csv.peak, xlsx.peak) - idleRss <= 64],
+      ['export peak RSS within 64 MB of idle', `${exportPeak >= idleRss ? '+' : ''}${f(exportPeak - idleRss)} MB`, exportPeak - idleRss <= 64],
     );
   }
   const errors = loads.reduce((n, r) => n + r.errors + r.unexpected, 0);
