@@ -49,15 +49,22 @@ export type Quota = {
 /** used: what the window has spent, as far as this process knows: the store's count less its unspent leases. */
 type Standing = { outcome: string; budget: number; used: number; leased: number; reportsVersion: number };
 
-/** The most units a busy client's charge takes ahead (migration 011 sizes a lease smaller near any limit). */
+/**
+ * The units a busy client's first lease asks for. Each time its requests outrun a lease (one finds it empty before
+ * the renewal arrives), the next asks for twice as many, up to MAX_LEASE_UNITS: at thousands of requests a second a
+ * renewal's round trip outlasts a lease of 100, and every request past it waits on the store. Migration 011 grants
+ * less near any limit, whatever is asked.
+ */
 const LEASE_UNITS = 100;
+const MAX_LEASE_UNITS = 1600;
 /**
  * Unspent lease units go back to the store after this long. It bounds how long leased units stand unspent in the
  * window (another process's /v1/me reads them as used) and how old the report version a leased request reads is.
  */
 const LEASE_MS = 250;
 
-type Lease = { units: number; reportsVersion: number; timer?: ReturnType<typeof setTimeout> };
+/** size: what the client's next lease asks for; ranDry: a charge found it empty since its last grant. */
+type Lease = { units: number; size: number; ranDry: boolean; reportsVersion: number; timer?: ReturnType<typeof setTimeout> };
 /** One subscription's window in this process: its leases by client, and what it has spent as far as we know. */
 type Book = { budget: number; spent: number; leases: Map<string, Lease> };
 
@@ -110,7 +117,9 @@ function leaseBooks(sql: Sql) {
           let book = books.get(key);
           if (!book) books.set(key, (book = { budget: row.budget, spent: 0, leases: new Map() }));
           let lease = book.leases.get(clientId);
-          if (!lease) book.leases.set(clientId, (lease = { units: 0, reportsVersion: row.reportsVersion }));
+          if (!lease) book.leases.set(clientId, (lease = { units: 0, size: LEASE_UNITS, ranDry: false, reportsVersion: row.reportsVersion }));
+          if (lease.ranDry) lease.size = Math.min(lease.size * 2, MAX_LEASE_UNITS);
+          lease.ranDry = false;
           lease.units += row.leased;
           lease.reportsVersion = Math.max(lease.reportsVersion, row.reportsVersion);
           clearTimeout(lease.timer);
@@ -125,18 +134,28 @@ function leaseBooks(sql: Sql) {
       });
     },
 
-    /** Spends from the client's lease: the standing after it, or undefined when the lease cannot cover the cost. */
+    /**
+     * Spends from the client's lease: the standing after it, or undefined when the lease cannot cover the cost. A
+     * lease spent to nothing stays until its timer, so that the next grant knows it was too small.
+     */
     spend(organizationId: string, clientId: string, window: number, cost: number) {
       const book = books.get(bookKey(organizationId, window));
       const lease = book?.leases.get(clientId);
-      if (!book || !lease || lease.units < cost) return undefined;
+      if (!book || !lease) return undefined;
+      if (lease.units < cost) {
+        lease.ranDry = true;
+        return undefined;
+      }
       lease.units -= cost;
       book.spent += cost;
       // Under half a lease left: time to ask for the next, so a busy client's requests need not wait for it.
-      const low = lease.units < LEASE_UNITS / 2;
-      const standing = { budget: book.budget, used: book.spent, reportsVersion: lease.reportsVersion, low };
-      if (lease.units === 0) void end(organizationId, clientId, window, lease);
-      return standing;
+      const low = lease.units < lease.size / 2;
+      return { budget: book.budget, used: book.spent, reportsVersion: lease.reportsVersion, low };
+    },
+
+    /** The units the client's next lease asks for. */
+    size(organizationId: string, clientId: string, window: number) {
+      return books.get(bookKey(organizationId, window))?.leases.get(clientId)?.size ?? LEASE_UNITS;
     },
 
     /** Puts a refunded charge back into the client's lease while it lasts: the standing after it, or undefined. */
@@ -182,13 +201,13 @@ function chargeBatches(sql: Sql, leases: Leases) {
   const draining = new Set<Promise<void>>();
 
   /** A client with more than one charge in the batch is busy: its last charge asks for a lease. */
-  function leaseAsks(batch: Waiting[]) {
+  function leaseAsks(organizationId: string, window: number, batch: Waiting[]) {
     const asks = batch.map((w) => w.ask);
     const seen = new Map<string, number>();
     for (let i = batch.length - 1; i >= 0; i--) {
       const at = seen.get(batch[i].clientId);
       if (at === undefined) seen.set(batch[i].clientId, i);
-      else asks[at] = LEASE_UNITS;
+      else asks[at] = leases.size(organizationId, batch[i].clientId, window);
     }
     return asks;
   }
@@ -203,7 +222,7 @@ function chargeBatches(sql: Sql, leases: Leases) {
             new Date(window),
             batch.map((w) => w.clientId),
             batch.map((w) => w.cost),
-            leaseAsks(batch),
+            leaseAsks(organizationId, window, batch),
           ]),
           CHARGE_TIMEOUT_MS,
         );
@@ -258,7 +277,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
     const key = `${organizationId} ${clientId} ${window}`;
     if (renewing.has(key)) return;
     renewing.add(key);
-    void chargeInBatch(organizationId, clientId, window, 0, LEASE_UNITS)
+    void chargeInBatch(organizationId, clientId, window, 0, leases.size(organizationId, clientId, window))
       .catch(() => {})
       .finally(() => renewing.delete(key));
   }

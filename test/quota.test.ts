@@ -164,10 +164,11 @@ it('a refund takes the window row before the client\'s usage row, as a charge do
 
 /** The pool, counting the statements sent through it; `hold` keeps the first one from ever being answered. */
 function countingSql(sql: Sql, options: { hold?: boolean } = {}) {
-  const counted = { calls: 0, sql: undefined as unknown as Sql };
+  const counted = { calls: 0, params: [] as unknown[][], sql: undefined as unknown as Sql };
   counted.sql = {
     unsafe: (...args: Parameters<Sql['unsafe']>) => {
       counted.calls++;
+      counted.params.push((args[1] ?? []) as unknown[]);
       return options.hold && counted.calls === 1 ? new Promise(() => {}) : sql.unsafe(...args);
     },
   } as unknown as Sql;
@@ -242,6 +243,33 @@ it('a lease running low is renewed ahead, so a busy client keeps spending withou
   assert.ok(counted.calls - before <= 5, `${counted.calls - before} calls for 150 charges`);
   await meter.close();
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 190, client: 190 });
+});
+
+it('a client whose requests outrun its lease asks for twice as much each time, up to 1,600 units, and starts again at 100 once quiet', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '1000000']);
+  const counted = countingSql(t.db.sql);
+  const meter = quota(counted.sql, () => t.clock.now);
+  // charge-quota-batch's fifth parameter: what each charge asks to lease after it.
+  const largestAsk = () => Math.max(0, ...counted.params.flatMap((p) => (Array.isArray(p[4]) ? (p[4] as number[]) : [])));
+  const wave = (n: number) => Promise.all(Array.from({ length: n }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  await wave(40);
+  assert.is(largestAsk(), 100);
+  // Waves far larger than any lease: each finds the lease empty before its renewal comes back.
+  const seen: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    await wave(4000);
+    seen.push(largestAsk());
+  }
+  assert.ok(seen.includes(200) || seen.includes(400), `grew by doubling: ${seen}`);
+  assert.is(largestAsk(), 1600);
+  // Quiet past the lease's quarter second: it is given back, and the next busy spell starts small.
+  await new Promise((r) => setTimeout(r, 400));
+  counted.params.length = 0;
+  await wave(40);
+  assert.is(largestAsk(), 100);
+  await meter.close();
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 32080, client: 32080 });
 });
 
 it('a refund of a leased charge goes back into the lease, with no call to the store', async ({ t }) => {
