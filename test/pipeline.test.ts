@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { healthLine, requestLine } from '../src/app.ts';
+import { requestLine, requestLineText } from '../src/app.ts';
 import { traceFrom } from '../src/trace.ts';
 import { readQuery } from '../src/queryParams.ts';
 import { pagingEntries } from '../src/paging.ts';
@@ -41,12 +41,19 @@ it('health answered directly (the Node fast path) is the pipeline\'s answer, log
   }
 });
 
-it('the hand-written log line of a direct health answer is the JSON of the pipeline\'s line', () => {
+it('the hand-written log line is the JSON of the request\'s line, whatever its strings hold', () => {
   const trace = traceFrom(null);
   const startedAt = Date.UTC(2026, 10, 22, 10, 15, 0, 7);
-  for (const status of [200, 503]) {
-    const line = healthLine(status, startedAt, 3, trace.traceId);
-    assert.is(line, JSON.stringify(requestLine('GET', '/v1/health', status, startedAt, 3, trace, {})));
+  const cases: [string, string, number, Parameters<typeof requestLine>[6]][] = [
+    ['GET', '/v1/health', 200, {}],
+    ['GET', '/v1/health', 503, {}],
+    ['HEAD', '/v1/reports', 200, { clientId: 'rdc_0123456789abcdef', cost: 1 }],
+    ['GET', '/v1/reports/%22quoted%22/data', 500, { clientId: 'rdc_x', cost: 0, error: 'Error: "boom"\n    at \\path\u0001 ünïcode \u2028' }],
+    ['UNKNOWN', '/"odd"\\path', 404, { cost: 0 }],
+  ];
+  for (const [method, path, status, noted] of cases) {
+    const text = requestLineText(method, path, status, startedAt, 3, trace, noted);
+    assert.is(text, JSON.stringify(requestLine(method, path, status, startedAt, 3, trace, noted)), `${method} ${path}`);
   }
 });
 
