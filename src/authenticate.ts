@@ -4,6 +4,7 @@ import type { Context } from './context.ts';
 import { ApiError } from './problem.ts';
 import type { Revocations } from './revocations.ts';
 import type { Scope } from './scopes.ts';
+import { whenReady } from './whenReady.ts';
 
 // RFC 6750 §2.1: b64token syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -17,19 +18,26 @@ export function authenticate(verify: TokenVerifier, revoked: Revocations, clock:
   // A busy client sends the same header with every request. Compared whole with the last one verified, it skips the
   // pattern and the cache's hashing of a long token, which together were a tenth of a cheap request's pipeline.
   let last: { header: string; principal: Principal } | undefined;
-  return async function withPrincipal(ctx: Context): Promise<void> {
+
+  /** A store that cannot say is not taken as "revoked" here: metered paths re-check revocation when they charge. */
+  const admit = (ctx: Context, principal: Principal) =>
+    whenReady(revoked.isRevoked(principal.clientId), (isRevoked) => {
+      if (isRevoked === true) throw invalidToken();
+      ctx.principal = principal;
+      ctx.log.clientId = principal.clientId;
+    });
+
+  return function withPrincipal(ctx: Context): void | Promise<void> {
     const header = ctx.request.headers.get('authorization') ?? '';
     const now = clock();
-    let principal = last?.header === header && last.principal.expiresAt > now ? last.principal : undefined;
-    if (!principal) {
-      const match = BEARER.exec(header);
-      principal = match ? await verify(match[1], now) : undefined;
-      if (principal) last = { header, principal };
-    }
-    // A store that cannot say is not taken as "revoked" here: metered paths re-check revocation when they charge.
-    if (!principal || (await revoked.isRevoked(principal.clientId)) === true) throw invalidToken();
-    ctx.principal = principal;
-    ctx.log.clientId = principal.clientId;
+    if (last?.header === header && last.principal.expiresAt > now) return admit(ctx, last.principal);
+    const match = BEARER.exec(header);
+    if (!match) throw invalidToken();
+    return verify(match[1], now).then((principal) => {
+      if (!principal) throw invalidToken();
+      last = { header, principal };
+      return admit(ctx, principal);
+    });
   };
 }
 

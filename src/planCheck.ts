@@ -3,17 +3,19 @@ import type { Context } from './context.ts';
 import type { Plans } from './plans.ts';
 import { ApiError } from './problem.ts';
 import { planFeatureRequired, subscriptionLocked } from './quota.ts';
+import { whenReady } from './whenReady.ts';
 
 export function requirePlan(plans: Plans) {
-  return async function withPlan(ctx: Context): Promise<void> {
-    const { plan } = await plans.standing(ctx.principal!.organizationId);
-    if (!plan) {
-      throw new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', {
-        retryAfterSeconds: 60,
-      });
-    }
-    if (!plan.publicApi) throw planFeatureRequired(plan.name);
-    ctx.plan = plan;
+  return function withPlan(ctx: Context): void | Promise<void> {
+    return whenReady(plans.standing(ctx.principal!.organizationId), ({ plan }) => {
+      if (!plan) {
+        throw new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', {
+          retryAfterSeconds: 60,
+        });
+      }
+      if (!plan.publicApi) throw planFeatureRequired(plan.name);
+      ctx.plan = plan;
+    });
   };
 }
 

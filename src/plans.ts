@@ -47,7 +47,8 @@ type Entry = { plan?: Plan; confirmedAt: number; attemptedAt: number; refreshing
 
 export type PlanStanding = { plan?: Plan; state: PlanState };
 
-export type Plans = { standing(organizationId: string): Promise<PlanStanding> };
+/** An organization's standing: at once, unless a refresh is due or under way, which it waits for. */
+export type Plans = { standing(organizationId: string): PlanStanding | Promise<PlanStanding> };
 
 export function planCache(read: PlanReader, clock: () => number): Plans {
   const entries = new Map<string, Entry>();
@@ -68,16 +69,25 @@ export function planCache(read: PlanReader, clock: () => number): Plans {
     return entry.refreshing;
   }
 
+  function added(organizationId: string): Entry {
+    const entry = { confirmedAt: -Infinity, attemptedAt: -Infinity };
+    entries.set(organizationId, entry);
+    return entry;
+  }
+
+  function standingOf(entry: Entry): PlanStanding {
+    const age = clock() - entry.confirmedAt;
+    const state: PlanState = age < HEALTHY_FOR_MS ? 'healthy' : age < SNAPSHOT_FOR_MS ? 'stale' : 'unknown';
+    return { plan: state === 'unknown' ? undefined : entry.plan, state };
+  }
+
   return {
-    async standing(organizationId) {
-      let entry = entries.get(organizationId);
-      if (!entry) entries.set(organizationId, (entry = { confirmedAt: -Infinity, attemptedAt: -Infinity }));
+    standing(organizationId) {
+      const entry = entries.get(organizationId) ?? added(organizationId);
       // A failed read is retried at most once per refresh period, so a down store is not hammered.
-      if (clock() - entry.attemptedAt >= REFRESH_AFTER_MS) await refresh(organizationId, entry);
-      else if (entry.refreshing) await entry.refreshing;
-      const age = clock() - entry.confirmedAt;
-      const state: PlanState = age < HEALTHY_FOR_MS ? 'healthy' : age < SNAPSHOT_FOR_MS ? 'stale' : 'unknown';
-      return { plan: state === 'unknown' ? undefined : entry.plan, state };
+      if (clock() - entry.attemptedAt >= REFRESH_AFTER_MS) return refresh(organizationId, entry).then(() => standingOf(entry));
+      if (entry.refreshing) return entry.refreshing.then(() => standingOf(entry));
+      return standingOf(entry);
     },
   };
 }

@@ -38,7 +38,8 @@ export const subscriptionLocked = () =>
 export type Charge = { window: number; cost: number; leased?: boolean };
 
 export type Quota = {
-  charge(ctx: Context, cost: number): Promise<void>;
+  /** Charges the request: at once from a lease, or after the store's answer. */
+  charge(ctx: Context, cost: number): void | Promise<void>;
   /** Gives back the request's charge (a 304 costs nothing), updating its standing headers. */
   refund(ctx: Context): Promise<void>;
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
@@ -281,53 +282,56 @@ export function quota(sql: Sql, clock: () => number): Quota {
       .catch(() => {})
       .finally(() => renewing.delete(key));
   }
+  /** A charge the lease could not cover: the store decides. */
+  async function chargeInStore(ctx: Context, cost: number, now: number, window: number) {
+    const { organizationId, clientId } = ctx.principal!;
+    let row: Standing | undefined;
+    try {
+      row = await chargeInBatch(organizationId, clientId, window, cost);
+    } catch {
+      throw unavailable();
+    }
+    if (!row) throw unavailable();
+    if (row.outcome === 'no-api') throw planFeatureRequired(ctx.plan?.name);
+    if (row.outcome === 'locked') throw subscriptionLocked();
+    Object.assign(ctx.headers, standingHeaders(row.budget, row.used, now));
+    switch (row.outcome) {
+      case 'ok':
+        ctx.charge = { window, cost };
+        ctx.reportsVersion = row.reportsVersion;
+        ctx.log.cost = cost;
+        return;
+      case 'spent':
+        throw new ApiError('rate-limit-exceeded', `The subscription's hourly budget of ${row.budget} is spent.`, {
+          retryAfterSeconds: secondsToReset(now),
+        });
+      case 'fair-share':
+        throw new ApiError(
+          'rate-limit-exceeded',
+          `This client has used its fair share, half of the hourly budget of ${row.budget}, while other clients still have room.`,
+          { retryAfterSeconds: secondsToReset(now) },
+        );
+      case 'revoked':
+        throw new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
+          headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+        });
+      default:
+        throw new ApiError('billing-unavailable', 'The plan could not be established.', { retryAfterSeconds: 60 });
+    }
+  }
+
   return {
-    async charge(ctx, cost) {
+    charge(ctx, cost) {
       const { organizationId, clientId } = ctx.principal!;
       const now = clock();
       const window = windowStart(now);
       const leased = leases.spend(organizationId, clientId, window, cost);
-      if (leased) {
-        if (leased.low) renew(organizationId, clientId, window);
-        Object.assign(ctx.headers, standingHeaders(leased.budget, leased.used, now));
-        ctx.charge = { window, cost, leased: true };
-        ctx.reportsVersion = leased.reportsVersion;
-        ctx.log.cost = cost;
-        return;
-      }
-      let row: Standing | undefined;
-      try {
-        row = await chargeInBatch(organizationId, clientId, window, cost);
-      } catch {
-        throw unavailable();
-      }
-      if (!row) throw unavailable();
-      if (row.outcome === 'no-api') throw planFeatureRequired(ctx.plan?.name);
-      if (row.outcome === 'locked') throw subscriptionLocked();
-      Object.assign(ctx.headers, standingHeaders(row.budget, row.used, now));
-      switch (row.outcome) {
-        case 'ok':
-          ctx.charge = { window, cost };
-          ctx.reportsVersion = row.reportsVersion;
-          ctx.log.cost = cost;
-          return;
-        case 'spent':
-          throw new ApiError('rate-limit-exceeded', `The subscription's hourly budget of ${row.budget} is spent.`, {
-            retryAfterSeconds: secondsToReset(now),
-          });
-        case 'fair-share':
-          throw new ApiError(
-            'rate-limit-exceeded',
-            `This client has used its fair share, half of the hourly budget of ${row.budget}, while other clients still have room.`,
-            { retryAfterSeconds: secondsToReset(now) },
-          );
-        case 'revoked':
-          throw new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
-            headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-          });
-        default:
-          throw new ApiError('billing-unavailable', 'The plan could not be established.', { retryAfterSeconds: 60 });
-      }
+      if (!leased) return chargeInStore(ctx, cost, now, window);
+      if (leased.low) renew(organizationId, clientId, window);
+      Object.assign(ctx.headers, standingHeaders(leased.budget, leased.used, now));
+      ctx.charge = { window, cost, leased: true };
+      ctx.reportsVersion = leased.reportsVersion;
+      ctx.log.cost = cost;
     },
 
     async refund(ctx) {

@@ -9,8 +9,8 @@ const MAX_AGE_MS = 1000;
 const READ_TIMEOUT_MS = 1000;
 
 export type Revocations = {
-  /** True when revoked; undefined when the store cannot tell. */
-  isRevoked(clientId: string): Promise<boolean | undefined>;
+  /** True when revoked; undefined when the store cannot tell. At once while the list is fresh enough. */
+  isRevoked(clientId: string): boolean | undefined | Promise<boolean | undefined>;
 };
 
 export function revocations(sql: Sql, clock: () => number): Revocations {
@@ -35,13 +35,10 @@ export function revocations(sql: Sql, clock: () => number): Revocations {
     })());
 
   return {
-    async isRevoked(clientId) {
+    isRevoked(clientId) {
       const age = clock() - readAt;
-      if (age >= MAX_AGE_MS) {
-        if (!(await refresh())) return undefined;
-      } else if (age >= REFRESH_AFTER_MS) {
-        void refresh();
-      }
+      if (age >= MAX_AGE_MS) return refresh().then((read) => (read ? revoked.has(clientId) : undefined));
+      if (age >= REFRESH_AFTER_MS) void refresh();
       return revoked.has(clientId);
     },
   };

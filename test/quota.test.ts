@@ -181,7 +181,7 @@ it('charges that arrive together share one call to the store, each with its own 
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
   const contexts = Array.from({ length: 40 }, () => meterContext(org, client.clientId));
-  const outcomes = await Promise.all(contexts.map((ctx) => meter.charge(ctx, 1).then(() => 'ok', (e: ApiError) => e.type)));
+  const outcomes = await Promise.all(contexts.map((ctx) => Promise.resolve(meter.charge(ctx, 1)).then(() => 'ok', (e: ApiError) => e.type)));
   assert.ok(counted.calls <= 3, `${counted.calls} calls for 40 charges`);
   assert.is(outcomes.filter((o) => o === 'ok').length, 25);
   assert.is(outcomes.filter((o) => o === 'rate-limit-exceeded').length, 15);
@@ -221,7 +221,7 @@ it('a busy client takes a lease: fewer calls, every charge counted, and the unsp
   const meter = quota(counted.sql, () => t.clock.now);
   let ok = 0;
   for (let wave = 0; wave < 5; wave++) {
-    await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1).then(() => ok++)));
+    await Promise.all(Array.from({ length: 40 }, () => Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => ok++)));
   }
   assert.is(ok, 200);
   // A batch of one, then batches that each take a lease of up to 100 units: far fewer calls than waves of 40 alone.
@@ -306,7 +306,7 @@ it('with leases the window never passes the budget, and every unit is spent or g
   for (let wave = 0; wave < 32; wave++) {
     await Promise.all(
       Array.from({ length: 100 }, () =>
-        meter.charge(meterContext(org, client.clientId), 1).then(
+        Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
           () => ok++,
           (e: ApiError) => (assert.is(e.type, 'rate-limit-exceeded'), refused++),
         ),
@@ -355,7 +355,7 @@ it('a call the store never answers fails its charges, and the next charges go th
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql, { hold: true });
   const meter = quota(counted.sql, () => t.clock.now);
-  const stuck = await meter.charge(meterContext(org, client.clientId), 1).then(() => 'ok', (e: ApiError) => e.type);
+  const stuck = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => 'ok', (e: ApiError) => e.type);
   assert.is(stuck, 'rate-limiter-unavailable');
   const ctx = meterContext(org, client.clientId);
   await meter.charge(ctx, 1);
