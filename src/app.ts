@@ -144,14 +144,15 @@ export function createApp(deps: AppDeps): App {
     let response: Response;
     let deadline: AbortController | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
-    });
-    timedOut.catch(() => {});
     try {
       trace = traceFrom(request.headers.get('traceparent'));
-      ctx = createContext(request, trace, startedAt, () => (deadline ??= new AbortController()).signal);
-      response = (await Promise.race([router.fetch(ctx), timedOut])) ?? toProblem(new Error('no route answered'), ctx!);
+      const routed = (ctx = createContext(request, trace, startedAt, () => (deadline ??= new AbortController()).signal));
+      // The route's answer or, at the deadline, request-timeout: one promise, not a race of two.
+      const answered = new Promise<Response | undefined>((resolve, reject) => {
+        timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
+        router.fetch(routed).then(resolve, reject);
+      });
+      response = (await answered) ?? toProblem(new Error('no route answered'), ctx);
     } catch (error) {
       trace ??= traceFrom(null);
       ctx ??= fallbackContext(request, trace, startedAt);
@@ -232,14 +233,17 @@ function fallbackContext(request: IncomingRequest, trace: Trace, startedAt: numb
     path = new URL(request.url).pathname;
   } catch {}
   const unreadable = { method: 'GET', url: 'http://invalid/', headers: new Headers(), body: null };
-  return { ...createContext(unreadable, trace, startedAt), path, requestMethod: 'UNKNOWN' };
+  const ctx = createContext(unreadable, trace, startedAt);
+  ctx.path = path;
+  ctx.requestMethod = 'UNKNOWN';
+  return ctx;
 }
 
 /** Adds the per-request headers; HEAD keeps the headers and drops the body. */
 function finish(response: Response, ctx: Context, head: boolean): Response {
   const headers = response.headers;
   headers.set('traceparent', ctx.trace.traceparent);
-  for (const [name, value] of Object.entries(ctx.headers)) headers.set(name, value);
+  for (const name in ctx.headers) headers.set(name, ctx.headers[name]);
   if (!head) return response;
   response.body?.cancel().catch(() => {});
   return respond(null, { status: response.status, headers });

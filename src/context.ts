@@ -18,6 +18,8 @@ export type Context = {
   /** Filled by itty-router. */
   params: Record<string, string>;
   query: Record<string, string | string[] | undefined>;
+  /** The matched route's pattern, set by itty-router; here from the start, so setting it does not reshape the object. */
+  route: string;
   /** The verified caller, once authenticate has run. */
   principal?: Principal;
   /** The organization's plan, once the plan check has run. */
@@ -36,23 +38,45 @@ export type Context = {
 
 const never = new AbortController().signal;
 
-/** The deadline's signal is made only when a route asks for it: an AbortController per request is not free. */
+/**
+ * One class for every request's context: an object literal with a getter built a new closure and accessor for each
+ * request. The deadline's signal is made only when a route asks for it: an AbortController per request is not free.
+ */
+class RequestContext implements Context {
+  method: string;
+  requestMethod: string;
+  url: string;
+  path: string;
+  request: IncomingRequest;
+  trace: Trace;
+  startedAt: number;
+  params: Record<string, string> = {};
+  query: Record<string, string | string[] | undefined> = {};
+  route = '';
+  principal?: Principal;
+  plan?: Plan;
+  charge?: Charge;
+  reportsVersion?: number;
+  headers: Record<string, string> = {};
+  log: Context['log'] = {};
+  readonly #signal: () => AbortSignal;
+
+  constructor(request: IncomingRequest, trace: Trace, startedAt: number, signal: () => AbortSignal) {
+    this.method = request.method === 'HEAD' ? 'GET' : request.method;
+    this.requestMethod = request.method;
+    this.url = request.url;
+    this.path = new URL(request.url).pathname;
+    this.request = request;
+    this.trace = trace;
+    this.startedAt = startedAt;
+    this.#signal = signal;
+  }
+
+  get deadline(): AbortSignal {
+    return this.#signal();
+  }
+}
+
 export function createContext(request: IncomingRequest, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
-  const url = new URL(request.url);
-  return {
-    method: request.method === 'HEAD' ? 'GET' : request.method,
-    requestMethod: request.method,
-    url: request.url,
-    path: url.pathname,
-    request,
-    trace,
-    startedAt,
-    params: {},
-    query: {},
-    headers: {},
-    log: {},
-    get deadline() {
-      return deadline();
-    },
-  };
+  return new RequestContext(request, trace, startedAt, deadline);
 }

@@ -41,9 +41,21 @@ function schemaOf<E extends Entries>(entries: E): v.ObjectSchema<E, undefined> {
   return schema as v.ObjectSchema<E, undefined>;
 }
 
+/** What a query with no parameters parses to, per route: the same every time, so it is worked out once (frozen). */
+const withoutParameters = new WeakMap<Entries, object>();
+
+const isEmpty = (query: Context['query']) => {
+  for (const _ in query) return false;
+  return true;
+};
+
 /** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
 export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = NONE): v.InferOutput<v.ObjectSchema<E, undefined>> {
+  type Output = v.InferOutput<v.ObjectSchema<E, undefined>>;
+  const empty = isEmpty(ctx.query);
+  if (empty && withoutParameters.has(entries)) return withoutParameters.get(entries) as Output;
   const result = v.safeParse(schemaOf(entries), single(ctx.query, entries, multi));
+  if (result.success && empty) withoutParameters.set(entries, Object.freeze(result.output));
   if (result.success) return result.output;
   const issue = result.issues[0];
   const key = v.getDotPath(issue)?.split('.')[0] ?? 'query';

@@ -15,12 +15,10 @@ const STORE_READ_TIMEOUT_MS = 1000;
 export const windowStart = (now: number) => Math.floor(now / HOUR_MS) * HOUR_MS;
 export const secondsToReset = (now: number) => Math.max(1, Math.ceil((windowStart(now) + HOUR_MS - now) / 1000));
 
-/** IETF httpapi ratelimit headers draft, as DECISIONS §4 spells them. */
-export function standingHeaders(budget: number, used: number, now: number): Record<string, string> {
-  return {
-    'ratelimit-policy': `"hourly";q=${budget};w=3600`,
-    ratelimit: `"hourly";r=${Math.max(budget - used, 0)};t=${secondsToReset(now)}`,
-  };
+/** Sets the IETF httpapi ratelimit headers draft's two headers, as DECISIONS §4 spells them, among a response's. */
+export function setStandingHeaders(headers: Record<string, string>, budget: number, used: number, now: number): void {
+  headers['ratelimit-policy'] = `"hourly";q=${budget};w=3600`;
+  headers.ratelimit = `"hourly";r=${Math.max(budget - used, 0)};t=${secondsToReset(now)}`;
 }
 
 const unavailable = () =>
@@ -294,7 +292,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
     if (!row) throw unavailable();
     if (row.outcome === 'no-api') throw planFeatureRequired(ctx.plan?.name);
     if (row.outcome === 'locked') throw subscriptionLocked();
-    Object.assign(ctx.headers, standingHeaders(row.budget, row.used, now));
+    setStandingHeaders(ctx.headers, row.budget, row.used, now);
     switch (row.outcome) {
       case 'ok':
         ctx.charge = { window, cost };
@@ -328,7 +326,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
       const leased = leases.spend(organizationId, clientId, window, cost);
       if (!leased) return chargeInStore(ctx, cost, now, window);
       if (leased.low) renew(organizationId, clientId, window);
-      Object.assign(ctx.headers, standingHeaders(leased.budget, leased.used, now));
+      setStandingHeaders(ctx.headers, leased.budget, leased.used, now);
       ctx.charge = { window, cost, leased: true };
       ctx.reportsVersion = leased.reportsVersion;
       ctx.log.cost = cost;
@@ -342,7 +340,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
       const back = charge.leased ? leases.giveBack(organizationId, clientId, charge.window, charge.cost) : undefined;
       if (back) {
         ctx.log.cost = 0;
-        Object.assign(ctx.headers, standingHeaders(back.budget, back.used, clock()));
+        setStandingHeaders(ctx.headers, back.budget, back.used, clock());
         return;
       }
       try {
@@ -353,7 +351,7 @@ export function quota(sql: Sql, clock: () => number): Quota {
           charge.cost,
         ]);
         ctx.log.cost = 0;
-        if (row) Object.assign(ctx.headers, standingHeaders(row.budget, leases.used(organizationId, charge.window, row.used), clock()));
+        if (row) setStandingHeaders(ctx.headers, row.budget, leases.used(organizationId, charge.window, row.used), clock());
       } catch {
         // A refund that cannot be written leaves the charge standing: the client was over-charged, never under.
       }
