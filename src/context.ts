@@ -5,7 +5,13 @@ import type { Charge } from './quota.ts';
 import type { IncomingRequest } from './serve/types.ts';
 import type { Trace } from './trace.ts';
 
-export type Context = {
+const never = new AbortController().signal;
+
+/**
+ * A class, not an object literal: the literal's deadline getter built a closure and an accessor for every request.
+ * The deadline's signal is made only when a route asks for it: an AbortController per request is not free.
+ */
+export class Context {
   /** HEAD is routed as GET; the body is dropped at the end. */
   method: string;
   /** The method as the client sent it, for the log. */
@@ -16,10 +22,10 @@ export type Context = {
   trace: Trace;
   startedAt: number;
   /** Filled by itty-router. */
-  params: Record<string, string>;
-  query: Record<string, string | string[] | undefined>;
+  params: Record<string, string> = {};
+  query: Record<string, string | string[] | undefined> = {};
   /** The matched route's pattern, set by itty-router; here from the start, so setting it does not reshape the object. */
-  route: string;
+  route = '';
   /** The verified caller, once authenticate has run. */
   principal?: Principal;
   /** The organization's plan, once the plan check has run. */
@@ -28,38 +34,12 @@ export type Context = {
   charge?: Charge;
   /** The organization's report version, read with the charge (migration 010): kept answers this new are current. */
   reportsVersion?: number;
-  /** Aborts when the request's deadline passes. */
-  deadline: AbortSignal;
   /** Headers every response to this request carries (quota standing, for one). */
-  headers: Record<string, string>;
-  /** Fields for the request's log line. */
-  log: { clientId?: string; cost?: number; error?: string };
-};
-
-const never = new AbortController().signal;
-
-/**
- * One class for every request's context: an object literal with a getter built a new closure and accessor for each
- * request. The deadline's signal is made only when a route asks for it: an AbortController per request is not free.
- */
-class RequestContext implements Context {
-  method: string;
-  requestMethod: string;
-  url: string;
-  path: string;
-  request: IncomingRequest;
-  trace: Trace;
-  startedAt: number;
-  params: Record<string, string> = {};
-  query: Record<string, string | string[] | undefined> = {};
-  route = '';
-  principal?: Principal;
-  plan?: Plan;
-  charge?: Charge;
-  reportsVersion?: number;
   headers: Record<string, string> = {};
-  log: Context['log'] = {};
-  readonly #signal: () => AbortSignal;
+  /** Fields for the request's log line. */
+  log: { clientId?: string; cost?: number; error?: string } = {};
+  /** Makes the deadline's signal. */
+  readonly signal: () => AbortSignal;
 
   constructor(request: IncomingRequest, trace: Trace, startedAt: number, signal: () => AbortSignal) {
     this.method = request.method === 'HEAD' ? 'GET' : request.method;
@@ -69,14 +49,15 @@ class RequestContext implements Context {
     this.request = request;
     this.trace = trace;
     this.startedAt = startedAt;
-    this.#signal = signal;
+    this.signal = signal;
   }
 
+  /** Aborts when the request's deadline passes. */
   get deadline(): AbortSignal {
-    return this.#signal();
+    return this.signal();
   }
 }
 
 export function createContext(request: IncomingRequest, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
-  return new RequestContext(request, trace, startedAt, deadline);
+  return new Context(request, trace, startedAt, deadline);
 }
