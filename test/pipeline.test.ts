@@ -4,7 +4,7 @@ import { requestLine, requestLineText } from '../src/app.ts';
 import { traceFrom } from '../src/trace.ts';
 import { readQuery } from '../src/queryParams.ts';
 import { pagingEntries } from '../src/paging.ts';
-import type { Context } from '../src/context.ts';
+import { pathOf, type Context } from '../src/context.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');
@@ -55,6 +55,32 @@ it('the hand-written log line is the JSON of the request\'s line, whatever its s
     const text = requestLineText(method, path, status, startedAt, 3, trace, noted);
     assert.is(text, JSON.stringify(requestLine(method, path, status, startedAt, 3, trace, noted)), `${method} ${path}`);
   }
+});
+
+it('a request\'s path is URL\'s pathname, whether read as it stands or parsed', () => {
+  const urls = [
+    'http://localhost/v1/reports',
+    'http://localhost/v1/reports?organizationId=x&page=2',
+    'http://localhost/',
+    'http://localhost',
+    'http://localhost?x=/a',
+    'http://a\\b/v1',
+    'http://localhost/v1/../x',
+    'http://localhost/v1/%2e%2e/x',
+    'http://localhost/v1/./x/',
+    'http://localhost/v1//x/',
+    'http://localhost/a b"c<d>',
+    'http://localhost/v1#frag',
+    'HTTP://LOCALHOST/V1',
+    'http://localhost/v1/reports/0a1b-2c/export.csv?dateFrom=1',
+    'http://localhost/v1/ä',
+    'http://localhost/~user/_x-y/',
+    'https://h:8080/v1/x?a=b?c',
+    'http://localhost/v1\\reports',
+  ];
+  for (const url of urls) assert.is(pathOf(url), new URL(url).pathname, url);
+  // One way to match each character: a long path that turns out not to be plain is not retried every which way.
+  assert.is(pathOf(`http://localhost/${'a'.repeat(50)}!`), `/${'a'.repeat(50)}!`);
 });
 
 it('new trace and span ids never repeat, across refills of the random pool', () => {
