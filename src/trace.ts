@@ -3,7 +3,7 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 // Random bytes are drawn from the Web Crypto API a pool at a time and kept as hex: one call per request was the
 // pipeline's top cost, and a slice of a ready hex string is cheaper than formatting bytes every time. The hex is
-// written as ASCII codes and decoded once: appended two characters at a time, it left a string a step behind.
+// written as ASCII codes and decoded once: appended two characters at a time, it made a new string at every step.
 const POOL_SIZE = 4096;
 const HEX_CODES = new TextEncoder().encode('0123456789abcdef');
 const ascii = new TextDecoder();
