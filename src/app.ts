@@ -8,10 +8,11 @@ import type { Sql } from './database.ts';
 import { isoTime, writeLine } from './logLines.ts';
 import { requirePlan, requireUnlocked } from './planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './plans.ts';
-import { ApiError, problemResponse } from './problem.ts';
+import { ApiError, problemDocument, problemResponse } from './problem.ts';
 import { quota } from './quota.ts';
 import { respond } from './respond.ts';
 import { dataCost } from './reportData/scope.ts';
+import { refuseImpossibleDates } from './reportData/params.ts';
 import { requestTimeout } from './deadline.ts';
 import { revocations } from './revocations.ts';
 import { health } from './routes/health.ts';
@@ -25,11 +26,14 @@ import { reportData } from './routes/reportData.ts';
 import { exportCost, reportExport } from './routes/reportExport.ts';
 import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
-import { tokenEndpoint } from './routes/token.ts';
+import { tokenEndpoint, tokenFailure } from './routes/token.ts';
 import type { Scope } from './scopes.ts';
-import type { Direct, IncomingRequest } from './serve/types.ts';
+import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/types.ts';
 import { signingKeys } from './signingKeys.ts';
 import { traceFrom, type Trace } from './trace.ts';
+import { TimedOut } from './timeout.ts';
+import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './exclusive.ts';
+import { heavyLane } from './heavyLane.ts';
 
 export type LogLine = Record<string, unknown>;
 
@@ -41,6 +45,8 @@ export type AppDeps = {
   log?: (line: LogLine) => void;
   /** The billing store; tests make it fail. */
   readPlan?: PlanReader;
+  /** Connections lent whole to report data and exports; by default opened like sql's own. */
+  heavy?: ExclusivePool;
 };
 
 export type App = ((request: IncomingRequest) => Promise<Response>) & {
@@ -54,6 +60,8 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   direct: Direct;
   /** Ends what the app holds in the store's name (quota leases); call it before the database closes. */
   close(): Promise<void>;
+  /** The answer to a request HTTP could not parse, for adapters whose parser refuses some (Node's). */
+  refuse: (why: Malformed, method: string, path: string) => DirectAnswer;
 };
 
 /** A request's quota cost: fixed, or worked out from the request (report data). */
@@ -69,6 +77,11 @@ export function createApp(deps: AppDeps): App {
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
   const meter = quota(sql, clock);
+  // pg_terminate_backend ends one of our own backends (same role): the way to stop a COPY blocked on its socket.
+  const exclusive =
+    deps.heavy ??
+    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => sql`select pg_terminate_backend(${pid})`, config.requestDeadlineMs + 5000);
+  const lane = heavyLane(exclusive, config.heavyPerClient);
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
   // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
@@ -79,6 +92,9 @@ export function createApp(deps: AppDeps): App {
       return typeof cost === 'number' ? meter.charge(ctx, cost) : cost(ctx).then((units) => meter.charge(ctx, units));
     };
   const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost));
+  // Report data and exports: impossible dates, and a client at its limit of them at once, are refused uncharged.
+  const heavy = (scope: Scope, cost: Cost) =>
+    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, lane.admit, charged(cost));
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -118,14 +134,19 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/metrics', guarded('reports:read', 1), catalogue.system)
     .get('/v1/reports', guarded('reports:read', 1), reportList.list)
     .get('/v1/reports/:id', guarded('reports:read', 1), reportList.get)
-    .get('/v1/reports/:id/data', guarded('reports:data', dataCost(sql)), reportData(sql, clock))
-    .get('/v1/reports/:id/export.csv', guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'csv'))
-    .get('/v1/reports/:id/export.xlsx', guarded('reports:export', exportCost(sql)), reportExport(sql, clock, config.requestDeadlineMs, 'xlsx'))
+    .get('/v1/reports/:id/data', heavy('reports:data', dataCost(sql)), reportData(sql, clock, lane))
+    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost(sql)), reportExport(sql, clock, lane, 'csv'))
+    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost(sql)), reportExport(sql, clock, lane, 'xlsx'))
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
 
   function toProblem(error: unknown, ctx: Context): Response {
+    // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (DECISIONS §13).
+    if (ctx.path === '/api/connect/token') {
+      if (!(error instanceof ApiError)) ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
+    }
     let apiError: ApiError;
     if (error instanceof ApiError) {
       apiError = error;
@@ -156,13 +177,17 @@ export function createApp(deps: AppDeps): App {
     } catch (error) {
       trace ??= traceFrom(null);
       ctx ??= fallbackContext(request, trace, startedAt);
+      // A streamed answer that failed before it was returned has nothing left to stream.
+      ctx.streaming = false;
       response = toProblem(error, ctx);
-    } finally {
-      clearTimeout(timer);
     }
+    // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
+    if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
+    else clearTimeout(timer);
     // Spec §4.5: a 304 refunds its charge.
     if (response.status === 304) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
+    if (!ctx.streaming) ctx.done();
     logRequest(ctx.requestMethod, ctx.path, response.status, startedAt, clock() - startedAt, ctx.trace, ctx.log);
     return response;
   };
@@ -176,10 +201,32 @@ export function createApp(deps: AppDeps): App {
     logRequest(method, url, answer.status, startedAt, clock() - startedAt, trace, {});
     return { status: answer.status, body: answer.body, headers: [...answer.headers, 'traceparent', trace.traceparent] };
   };
+  /** Spec §7: a problem document even for what HTTP refused; 405 answers as not-found, as on every /v1 path. */
+  const refuse = (why: Malformed, method: string, path: string): DirectAnswer => {
+    const startedAt = clock();
+    const trace = traceFrom(null);
+    const error =
+      why === 'too-large'
+        ? new ApiError('invalid-parameter', 'The request line or header section is larger than the 16 KB this server reads.', { status: 431 })
+        : why === 'unknown-method'
+          ? path === '/api/connect/token'
+            ? new ApiError('invalid-parameter', `${method.slice(0, 32)} is not allowed here; the token endpoint answers POST only.`, { status: 405, headers: { allow: 'POST' } })
+            : new ApiError('not-found', `${method.slice(0, 32) || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`, { status: 405, headers: { allow: 'GET, HEAD' } })
+          : new ApiError('invalid-parameter', 'The request is not well-formed HTTP/1.1.');
+    const { status, headers, body } = problemDocument(error, { problemsUrl: config.problemsUrl, instance: path || '/', traceId: trace.traceId });
+    logRequest(method || 'UNKNOWN', path || '/', status, startedAt, clock() - startedAt, trace, {});
+    const length = String(new TextEncoder().encode(body).length);
+    return { status, body, headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', trace.traceparent] };
+  };
+
   return Object.assign(handle, {
+    refuse,
     routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]),
     direct,
-    close: () => meter.close(),
+    async close() {
+      await meter.close();
+      if (!deps.heavy) await exclusive.close();
+    },
   });
 }
 

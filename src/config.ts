@@ -16,6 +16,8 @@ const EnvSchema = v.object({
   REQUEST_DEADLINE_MS: v.optional(positive('milliseconds'), '30000'),
   TOKEN_TTL_S: v.optional(positive('seconds'), '3600'),
   DEMO: v.optional(v.picklist(['auto', 'off'], 'must be auto or off'), 'auto'),
+  HEAVY_PER_CLIENT: v.optional(positive('requests'), '4'),
+  HEAVY_CONNECTIONS: v.optional(positive('connections')),
 });
 
 export type Config = {
@@ -29,6 +31,10 @@ export type Config = {
   tokenTtlSeconds: number;
   /** auto: seed the demo organization when the database has none. */
   demo: 'auto' | 'off';
+  /** Report data and export requests one client may run at once (DECISIONS §13). */
+  heavyPerClient: number;
+  /** Connections for report data and exports, apart from the shared pool: 10 on PostgreSQL, 4 embedded. */
+  heavyConnections: number;
 };
 
 export class ConfigError extends Error {}
@@ -58,5 +64,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     tokenTtlSeconds: e.TOKEN_TTL_S,
     demo: e.DEMO,
+    heavyPerClient: e.HEAVY_PER_CLIENT,
+    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? 10 : 4),
   };
 }

@@ -53,6 +53,10 @@ export class Context {
   log: { clientId?: string; cost?: number; error?: string } = {};
   /** Makes the deadline's signal. */
   readonly signal: () => AbortSignal;
+  /** Set by a route whose body is a stream: the stream says when the answer is over (streamed.ts), not the pipeline. */
+  streaming = false;
+  /** What to give back once the answer is over: sent, cut or given up (a connection, a client's slot). */
+  private cleanups: (() => void)[] | undefined = undefined;
 
   constructor(request: IncomingRequest, trace: Trace, startedAt: number, signal: () => AbortSignal) {
     this.method = request.method === 'HEAD' ? 'GET' : request.method;
@@ -68,6 +72,23 @@ export class Context {
   /** Aborts when the request's deadline passes. */
   get deadline(): AbortSignal {
     return this.signal();
+  }
+
+  /** Runs fn once the answer is over. */
+  onDone(fn: () => void): void {
+    (this.cleanups ??= []).push(fn);
+  }
+
+  /** The answer is over: everything held for it is given back, latest first, once. */
+  done(): void {
+    const cleanups = this.cleanups;
+    this.cleanups = undefined;
+    if (!cleanups) return;
+    for (let i = cleanups.length - 1; i >= 0; i--) {
+      try {
+        cleanups[i]();
+      } catch {}
+    }
   }
 }
 

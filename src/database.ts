@@ -26,6 +26,12 @@ export type DatabaseOptions = {
    * beyond the budget while it runs.
    */
   asyncCommit?: boolean;
+  /**
+   * PostgreSQL only: every statement of the pool ends on the server after this long. The shared pool's statements
+   * are small (tokens, plans, charges, lists); a charge that waits past it on a locked window is cancelled by
+   * PostgreSQL itself, so the 503 its caller got is never charged later (DECISIONS §4).
+   */
+  statementTimeoutMs?: number;
 };
 
 // postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
@@ -40,7 +46,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // extra_float_digits 1 (PostgreSQL's default, set here in case a role or database lowers it): doubles are sent
     // in their shortest exact form, which the server parses back to the same value and exports rendered by
     // PostgreSQL write as JavaScript would (migration 012).
-    const connection = { jit: 'off', extra_float_digits: '1', ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}) };
+    const connection = {
+      jit: 'off',
+      extra_float_digits: '1',
+      ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}),
+      ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
+    };
     const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10, connection: connection as Record<string, string> });
     const url = new URL(options.databaseUrl);
     return { sql, description: `postgresql://${url.host}${url.pathname}`, close: () => sql.end({ timeout: 5 }) };

@@ -44,6 +44,12 @@ export type ProblemContext = { problemsUrl: string; instance: string; traceId: s
 
 /** RFC 9457 §3.1: a problem document with the members of spec §7. */
 export function problemResponse(error: ApiError, context: ProblemContext): Response {
+  const { status, headers, body } = problemDocument(error, context);
+  return respond(body, { status, headers });
+}
+
+/** The document's status, headers and JSON text. */
+export function problemDocument(error: ApiError, context: ProblemContext): { status: number; headers: Record<string, string>; body: string } {
   const { status, title } = PROBLEM_TYPES[error.type];
   const retryAfterSeconds = error.options.retryAfterSeconds ?? null;
   const headers: Record<string, string> = { 'content-type': 'application/problem+json', ...error.options.headers };
@@ -58,5 +64,5 @@ export function problemResponse(error: ApiError, context: ProblemContext): Respo
     traceId: context.traceId,
     retryAfterSeconds,
   };
-  return respond(JSON.stringify(body), { status: body.status, headers });
+  return { status: body.status, headers, body: JSON.stringify(body) };
 }

@@ -15,7 +15,10 @@ test('defaults follow DECISIONS §2', () => {
     requestDeadlineMs: 30000,
     tokenTtlSeconds: 3600,
     demo: 'auto',
+    heavyPerClient: 4,
+    heavyConnections: 4,
   });
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).heavyConnections, 10, 'ten on PostgreSQL');
 });
 
 test('BASE_URL drives PROBLEMS_URL, and a trailing slash is dropped', () => {

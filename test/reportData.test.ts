@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { skipped } from './support/skip.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
@@ -206,7 +207,7 @@ it('reports:data is the scope it needs', async (ctx) => {
 });
 
 it('on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run', async (ctx) => {
-  if (!onPostgres) return; // PGlite has no JIT.
+  if (skipped(!onPostgres, 'reportData', `on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run`, 'needs PostgreSQL: PGlite has no JIT')) return;
   const [{ jit }] = await ctx.t.db.sql`show jit`;
   assert.is(jit, 'off');
 });
@@ -217,7 +218,7 @@ it.run();
 
 const demo = suite<{ t: TestApp; d: DemoIds }>('report data on the demo organization');
 demo.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '64' } });
   ctx.d = await seedDemo(ctx.t);
 });
 demo.after(async (ctx) => ctx.t.close());
@@ -286,7 +287,7 @@ demo("the one-currency creative query answers as report-data-creative for the ac
 });
 
 demo("on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize", async ({ t, d }) => {
-  if (!onPostgres) return; // PGlite runs one process: no parallel workers to plan for.
+  if (skipped(!onPostgres, 'reportData', `this test`, 'needs PostgreSQL: PGlite runs one process, no parallel workers to plan for')) return;
   const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
   const accounts = (await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
                                    where ra.report_id = ${report.id} and a.currency = ${report.currency}`).map((r) => r.id as string);
@@ -379,7 +380,7 @@ demo.run();
 const deadline = suite('request deadline');
 
 deadline('a query past REQUEST_DEADLINE_MS answers 503 request-timeout and is cancelled on the server', async () => {
-  if (!onPostgres) return; // The embedded database runs one query at a time and cannot cancel one; PostgreSQL can.
+  if (skipped(!onPostgres, 'request deadline', 'a query past REQUEST_DEADLINE_MS', 'needs PostgreSQL: the embedded database runs one query at a time and cannot cancel one; PostgreSQL can')) return;
   const t = await testApp({ env: { REQUEST_DEADLINE_MS: '300' } });
   const blocker = await t.db.sql.reserve();
   try {

@@ -30,6 +30,8 @@ export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<s
 /** done: the file is complete or failed; cancel: the client went away, so stop the query. */
 export type StreamEnd = { done(): void; cancel(): void };
 
+const NOTHING_TO_END: StreamEnd = { done() {}, cancel() {} };
+
 /** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
 const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
@@ -57,7 +59,7 @@ export function csvRecord(cells: Cells, dimensions: number): string {
 const encoder = new TextEncoder();
 
 /** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
-export function csvStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
+export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
   const keys = DIMENSION_KEYS[sheet.grouping];
   const iterator = sheet.rows[Symbol.asyncIterator]();
   let header = true;
@@ -106,7 +108,7 @@ type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(erro
  * slow client would buffer the whole file. Here the response reads the zip archive itself, so backpressure runs
  * from the socket through the archive and the sheet stream to the database cursor: memory stays flat.
  */
-export function xlsxStream(sheet: Sheet, end: StreamEnd): ReadableStream<Uint8Array> {
+export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
   const keys = DIMENSION_KEYS[sheet.grouping];
   const workbook = new XLSXTransformStream() as unknown as { zip: Archive; rowTransform: Transform & { rowCount: number } };
   const zip = workbook.zip;

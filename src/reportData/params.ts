@@ -10,16 +10,38 @@ export type Grouping = (typeof GROUPINGS)[number];
 export const MAX_SPAN_DAYS = 400;
 const DAY_MS = 86_400_000;
 
-/** Strict YYYY-MM-DD naming a real calendar day: 2025-02-30 is refused. */
+/** DECISIONS §13: the days a report can be asked about. */
+export const FIRST_DAY = '2000-01-01';
+export const LAST_DAY = '2100-12-31';
+
+/** Why value is not a day a report can be asked about, or undefined: YYYY-MM-DD, a calendar day, in the window. */
+export function dateProblem(name: string, value: string): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return `${name} must be a date as YYYY-MM-DD`;
+  const d = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) return `${name} is not a calendar date`;
+  if (value < FIRST_DAY || value > LAST_DAY) return `${name} must be from ${FIRST_DAY} to ${LAST_DAY}`;
+  return undefined;
+}
+
+/** Strict YYYY-MM-DD naming a real calendar day in the window: 2025-02-30 and 0000-01-01 are refused. */
 const isoDate = (name: string) =>
   v.pipe(
     v.string(),
-    v.regex(/^\d{4}-\d{2}-\d{2}$/, `${name} must be a date as YYYY-MM-DD`),
-    v.check((s) => {
-      const d = new Date(`${s}T00:00:00Z`);
-      return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    }, `${name} is not a calendar date`),
+    v.check((s) => dateProblem(name, s) === undefined, (issue) => dateProblem(name, String(issue.input)) ?? `${name} is not a date`),
   );
+
+/**
+ * DECISIONS §13: a date no report can hold is refused before the charge (the other parameters are checked after it).
+ * A repeated date is left to readDataParams, which refuses it.
+ */
+export function refuseImpossibleDates(ctx: Context): void {
+  for (const name of ['dateFrom', 'dateTo'] as const) {
+    const value = ctx.query[name];
+    if (typeof value !== 'string') continue;
+    const problem = dateProblem(name, value);
+    if (problem) throw new ApiError('invalid-parameter', `${problem}, got "${value.slice(0, 40)}".`);
+  }
+}
 
 /** A list given as repeated parameters, comma-separated values, or both. */
 const list = (name: string, item: v.GenericSchema<string, string>) =>

@@ -2,9 +2,10 @@
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
 import { beforeDeadline, requestTimeout } from '../deadline.ts';
+import type { Lent } from '../exclusive.ts';
 import { inlinedQueryText, query, queryText } from '../queries.ts';
 import { CopyCsv, copyCsvStatement } from './copyCsv.ts';
-import { drain, nextChunk, type CopyOut } from './copyOut.ts';
+import { nextChunk, type CopyOut } from './copyOut.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
 import type { PreparedData } from './prepare.ts';
@@ -17,10 +18,11 @@ type SumRow = Sums & Record<string, unknown>;
 const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** The inclusive day range read: as asked, or for a months report without dates, everything it holds. */
-export async function dayRange(sql: Sql, ctx: Context, data: PreparedData, now: number): Promise<{ from: string; to: string }> {
+export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now: number): Promise<{ from: string; to: string }> {
   let { dateFrom: from, dateTo: to } = data.params;
   if (!from || !to) {
-    const [span] = await beforeDeadline(ctx, query<{ first: string | null; last: string | null }>(sql, 'get-report-span', [data.accountIds, data.campaignIds]));
+    const pending = query<{ first: string | null; last: string | null }>(lent.sql, 'get-report-span', [data.accountIds, data.campaignIds]);
+    const [span] = await beforeDeadline(ctx, lent, pending);
     from ??= span.first ?? today(now);
     to ??= span.last ?? today(now);
     if (from > to) from = to;
@@ -61,10 +63,10 @@ function toRow(row: SumRow, data: PreparedData): DataRow {
   return { dimensions, metrics: rowMetrics(row, data.metrics) };
 }
 
-export async function dataRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): Promise<DataRow[]> {
+export async function dataRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): Promise<DataRow[]> {
   // DECISIONS §6: adAccountIds that name nothing the report holds narrow to nothing: no rows, not a zero row.
   if (data.accountIds.length === 0) return [];
-  const sums = await beforeDeadline(ctx, groupingQuery(sql, data, range));
+  const sums = await beforeDeadline(ctx, lent, groupingQuery(lent.sql, data, range));
   const rows = sums.map((row) => toRow(row, data));
   const sort = data.params.sort;
   if (sort !== undefined) {
@@ -94,38 +96,35 @@ function toCells(row: SumRow, keys: readonly string[], data: PreparedData): Cell
   return cells;
 }
 
-type Pending<Row> = { cancel(): unknown; cursor(rows: number): AsyncIterable<Row[]> };
+type Pending<Row> = { cursor(rows: number): AsyncIterable<Row[]> };
 
 /**
- * A query's rows a batch at a time from a cursor, so an export's memory does not grow with its row count; batches
- * are small, so each dies young instead of being promoted and collected late.
+ * A query's rows a batch at a time from a cursor on the request's own connection, so memory does not grow with the
+ * row count; batches are small, so each dies young instead of being promoted and collected late. Only a cursor read
+ * to its end leaves the connection idle: one given up on (the deadline, the client gone, an error) is never touched
+ * again, and its connection is abandoned when the answer is over (heavyLane.ts), its backend ended on the server.
  */
-async function* batches<Row>(ctx: Context, pending: Pending<Row>, rows = CURSOR_ROWS): AsyncGenerator<Row[]> {
-  // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
-  const cancel = () => pending.cancel();
-  ctx.deadline.addEventListener('abort', cancel, { once: true });
+async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<Row>, rows = CURSOR_ROWS): AsyncGenerator<Row[]> {
+  lent.busy();
   const cursor = pending.cursor(rows)[Symbol.asyncIterator]();
   // The next batch is asked for before this one is handed on, so the database works on it while the file is written.
-  let next: Promise<IteratorResult<Row[]>> | undefined = cursor.next();
-  let done = false;
-  try {
-    for (;;) {
-      const result: IteratorResult<Row[]> = await next!;
-      next = undefined;
-      if ((done = result.done === true)) return;
-      // Cancelling reaches a query only while it runs: between fetches, while the client or the file format is the
-      // slower side, the cursor sits suspended and the cancel is lost, so the deadline is checked here as well.
-      if (ctx.deadline.aborted) throw requestTimeout();
-      next = cursor.next();
-      yield result.value;
+  // A fetch that fails while nobody waits on it (the connection abandoned meanwhile) is not an unhandled rejection.
+  const fetch = () => {
+    const next = Promise.resolve(cursor.next());
+    next.catch(() => {});
+    return next;
+  };
+  let next = fetch();
+  for (;;) {
+    const result: IteratorResult<Row[]> = await next;
+    if (result.done) {
+      lent.finished();
+      return;
     }
-  } finally {
-    ctx.deadline.removeEventListener('abort', cancel);
-    // Stopped early (the deadline, the client gone, an error): any batch in flight lands first, then the cursor closes.
-    if (!done) {
-      await next?.catch(() => {});
-      await cursor.return?.();
-    }
+    // A cursor suspended between fetches is not running on the server, so the deadline is checked here as well.
+    if (ctx.deadline.aborted) throw requestTimeout();
+    next = fetch();
+    yield result.value;
   }
 }
 
@@ -133,14 +132,14 @@ async function* batches<Row>(ctx: Context, pending: Pending<Row>, rows = CURSOR_
  * The rows as an export's cells. A sort needs every row's metrics first, so a sorted export reads them all (one row
  * per entity, not per day).
  */
-export async function* streamCells(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Cells[]> {
+export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Cells[]> {
   const keys = DIMENSION_KEYS[data.grouping];
   if (data.params.sort !== undefined || data.accountIds.length === 0) {
-    const rows = await dataRows(sql, ctx, data, range);
+    const rows = await dataRows(lent, ctx, data, range);
     yield rows.map((row) => [...keys.map((key) => row.dimensions[key]), ...data.metrics.map((m) => row.metrics[m.name])]);
     return;
   }
-  for await (const batch of batches<SumRow>(ctx, groupingQuery(sql, data, range))) {
+  for await (const batch of batches<SumRow>(ctx, lent, groupingQuery(lent.sql, data, range))) {
     const cells = new Array<Cells>(batch.length);
     for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
     yield cells;
@@ -155,26 +154,37 @@ function renderedRows(sql: Sql, data: PreparedData, range: { from: string; to: s
   return sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
 }
 
+/** Rows of a data answer read from the cursor at a time: about 1.2 MB of JSON. */
+const JSON_BATCH_ROWS = 5_000;
+
 /**
  * The data endpoint's rows as the JSON text of the `rows` array's elements, each row's object rendered by PostgreSQL
- * (rendered.ts), joined with commas; null when they must be built here (a sort, a custom metric). For 2,000
- * campaigns the server spent 17-18 ms of CPU a request on row objects, their garbage and JSON.stringify, and 8-9 ms
- * this way; PostgreSQL's own work is about 65 ms.
+ * (rendered.ts), in batches joined with commas (each batch after the first starts with one); null when they must be
+ * built here (a sort, a custom metric). For 2,000 campaigns the server spent 17-18 ms of CPU a request on row
+ * objects, their garbage and JSON.stringify, and 8-9 ms this way; PostgreSQL's own work is about 65 ms. Read a batch
+ * at a time, a 100,000-row answer (25 MB) holds no more than two batches in memory.
  */
-export async function jsonRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): Promise<Uint8Array | null> {
-  if (data.accountIds.length === 0) return new Uint8Array(0);
-  const pending = renderedRows(sql, data, range, 'json');
+export function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
+  if (data.accountIds.length === 0) return (async function* () {})();
+  const pending = renderedRows(lent.sql, data, range, 'json');
   if (!pending) return null;
-  return joined(await beforeDeadline(ctx, pending), 0x2c);
+  return (async function* () {
+    let first = true;
+    for await (const batch of batches<Uint8Array[]>(ctx, lent, pending, JSON_BATCH_ROWS)) {
+      yield joined(batch, 0x2c, !first);
+      first = false;
+    }
+  })();
 }
 
-/** The rows' bytes in one chunk, in order, with a separator byte between rows if given. */
-function joined(rows: Uint8Array[][], separator?: number): Uint8Array {
-  let length = separator === undefined ? 0 : Math.max(0, rows.length - 1);
+/** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */
+function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint8Array {
+  const separators = separator === undefined ? 0 : Math.max(0, rows.length - 1) + (leading && rows.length > 0 ? 1 : 0);
+  let length = separators;
   for (let i = 0; i < rows.length; i++) length += rows[i][0].length;
   const out = new Uint8Array(length);
   for (let i = 0, at = 0; i < rows.length; i++) {
-    if (i > 0 && separator !== undefined) out[at++] = separator;
+    if ((i > 0 || leading) && separator !== undefined) out[at++] = separator;
     out.set(rows[i][0], at);
     at += rows[i][0].length;
   }
@@ -187,12 +197,12 @@ function joined(rows: Uint8Array[][], separator?: number): Uint8Array {
  * database sent: decoding a million rendered rows into strings only to encode them again was about a sixth of the
  * server's time (measured on CSV lines, when CSV was rendered too: 3.0 against 2.5 s of CPU).
  */
-export function streamSheetRows(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
+export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
-  const pending = renderedRows(sql, data, range, 'xlsx');
+  const pending = renderedRows(lent.sql, data, range, 'xlsx');
   if (!pending) return null;
   return (async function* () {
-    for await (const batch of batches<Uint8Array[]>(ctx, pending)) yield joined(batch);
+    for await (const batch of batches<Uint8Array[]>(ctx, lent, pending)) yield joined(batch);
   })();
 }
 
@@ -202,38 +212,28 @@ export function streamSheetRows(sql: Sql, ctx: Context, data: PreparedData, rang
  * kind, against the query rendering them (rendered.ts): PostgreSQL's CPU 10.5-11.9 s down to 3.9-4.1 s (with
  * EXPORT_WORK_MEM), the server's about 2.5 s either way; the export 78,526 to 172,972 rows/s.
  */
-export function streamCsv(sql: Sql, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
+export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.params.sort !== undefined || data.accountIds.length === 0) return null;
   const file = groupingFile(data.grouping, range, data.oneCurrency);
-  const pending = sql.unsafe(copyCsvStatement(inlinedQueryText(file, groupingParams(data, range)), data.grouping, data.metrics, file));
+  const pending = lent.sql.unsafe(copyCsvStatement(inlinedQueryText(file, groupingParams(data, range)), data.grouping, data.metrics, file));
   const records = new CopyCsv(DIMENSION_KEYS[data.grouping], data.metrics);
   return (async function* () {
-    // The signal stops the query on the server: at the deadline, or when the client goes away mid-download.
-    const cancel = () => pending.cancel();
-    ctx.deadline.addEventListener('abort', cancel, { once: true });
-    let stream: CopyOut | undefined;
-    let complete = false;
-    try {
-      stream = (await pending.readable()) as unknown as CopyOut;
-      for (let chunk = await nextChunk(stream); chunk !== null; chunk = await nextChunk(stream)) {
-        // A COPY the client is slow to read waits on its socket and sees no cancel: the deadline is checked here too.
-        if (ctx.deadline.aborted) throw requestTimeout();
-        const written = records.push(chunk);
-        if (written.length > 0) yield written;
-      }
-      if (!records.done) throw new Error('the COPY ended before its last row');
-      complete = true;
-    } finally {
-      ctx.deadline.removeEventListener('abort', cancel);
-      if (!complete) pending.cancel();
-      if (stream) {
-        if (!complete) await drain(stream);
-        // postgres.js 3.4 pauses the connection's socket when a COPY's stream is full and resumes it when the stream is
-        // read again (its _read). If the COPY's last rows fill the stream, nothing reads it again: the socket stays
-        // paused and the next query on the connection never hears its answer (porsager/postgres#499, #1016). Resumed
-        // here, as the stream's own read would.
-        stream._read(0);
-      }
+    lent.busy();
+    const stream = (await pending.readable()) as unknown as CopyOut;
+    // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
+    // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.
+    stream.on('error', () => {});
+    for (let chunk = await nextChunk(stream); chunk !== null; chunk = await nextChunk(stream)) {
+      // A COPY the client is slow to read waits on its socket: the deadline is checked here too.
+      if (ctx.deadline.aborted) throw requestTimeout();
+      const written = records.push(chunk);
+      if (written.length > 0) yield written;
     }
+    if (!records.done) throw new Error('the COPY ended before its last row');
+    // postgres.js pauses the connection's socket when a COPY's stream is full and resumes it only when the stream is
+    // read again: if the last rows filled it, the socket would stay paused and the next query never hear its answer
+    // (porsager/postgres#499, #1016). The COPY is over, so the socket is resumed and the connection is idle again.
+    lent.resume();
+    lent.finished();
   })();
 }

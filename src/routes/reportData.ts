@@ -1,9 +1,11 @@
 // GET /v1/reports/{id}/data: the report's numbers (spec §2.5, §4.4, §4.5).
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
+import type { HeavyLane } from '../heavyLane.ts';
 import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
 import { dataRows, dayRange, jsonRows } from '../reportData/rows.ts';
-import { json, jsonText, respond } from '../respond.ts';
+import { JSON_TYPE, json, jsonText, respond } from '../respond.ts';
+import { chunkStream, streamedResponse } from '../streamed.ts';
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {
@@ -12,11 +14,12 @@ export function dataHeaders(data: PreparedData): Record<string, string> {
   return headers;
 }
 
-export function reportData(sql: Sql, clock: () => number) {
+export function reportData(sql: Sql, clock: () => number, lane: HeavyLane) {
   return async function getReportData(ctx: Context): Promise<Response> {
     const data = await prepareData(sql, ctx, ctx.plan!, 'json');
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const range = await dayRange(sql, ctx, data, clock());
+    const lent = await lane.connection(ctx);
+    const range = await dayRange(lent, ctx, data, clock());
     const head = {
       reportId: data.scope.id,
       groupBy: data.grouping,
@@ -26,22 +29,39 @@ export function reportData(sql: Sql, clock: () => number) {
       metrics: data.metrics.map((m) => m.name),
       dataFreshness: data.freshness ? new Date(data.freshness).toISOString() : null,
     };
-    const rendered = await jsonRows(sql, ctx, data, range);
-    if (rendered) return jsonText(withRows(head, rendered), { headers: dataHeaders(data) });
-    return json({ ...head, rows: await dataRows(sql, ctx, data, range) }, { headers: dataHeaders(data) });
+    const rendered = jsonRows(lent, ctx, data, range);
+    if (rendered) return renderedAnswer(ctx, head, rendered, dataHeaders(data));
+    return json({ ...head, rows: await dataRows(lent, ctx, data, range) }, { headers: dataHeaders(data) });
   };
 }
 
 const encoder = new TextEncoder();
 
-/** head's JSON with a last member, rows, whose elements are already JSON bytes. */
-function withRows(head: Record<string, unknown>, rows: Uint8Array): Uint8Array<ArrayBuffer> {
+/**
+ * head's JSON with a last member, rows, whose elements come as JSON bytes in batches. An answer of one batch is sent
+ * whole, so a failure is still a problem document; a longer one is streamed as it is read, and a failure past the
+ * first batch cuts the transfer (streamed.ts).
+ */
+async function renderedAnswer(ctx: Context, head: Record<string, unknown>, batches: AsyncGenerator<Uint8Array>, headers: Record<string, string>) {
   const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"rows":[`);
-  const body = new Uint8Array(before.length + rows.length + 2);
-  body.set(before);
-  body.set(rows, before.length);
-  body.set(CLOSE, before.length + rows.length);
+  const first = await batches.next();
+  const second = first.done ? first : await batches.next();
+  if (second.done) return jsonText(concat([before, first.done ? EMPTY : first.value, CLOSE]), { headers });
+  return streamedResponse(ctx, chunkStream(batches, [before, first.value as Uint8Array, second.value], CLOSE), {
+    headers: { 'content-type': JSON_TYPE, ...headers },
+  });
+}
+
+function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    body.set(part, at);
+    at += part.length;
+  }
   return body;
 }
+
+const EMPTY = new Uint8Array(0);
 
 const CLOSE = encoder.encode(']}');

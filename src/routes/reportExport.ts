@@ -1,12 +1,14 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
+import type { HeavyLane } from '../heavyLane.ts';
 import { query } from '../queries.ts';
 import { csvStream, xlsxStream } from '../reportData/exportFormats.ts';
 import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
 import { dayRange, streamCells, streamCsv, streamSheetRows } from '../reportData/rows.ts';
 import { dataCost } from '../reportData/scope.ts';
 import { respond } from '../respond.ts';
+import { streamedResponse } from '../streamed.ts';
 import { dataHeaders } from './reportData.ts';
 
 const FORMATS = {
@@ -26,24 +28,18 @@ export const exportCost = (sql: Sql) => {
   return async (ctx: Context) => 2 * (await cost(ctx));
 };
 
-export function reportExport(sql: Sql, clock: () => number, deadlineMs: number, format: keyof typeof FORMATS) {
+export function reportExport(sql: Sql, clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
   return async function getReportExport(ctx: Context): Promise<Response> {
     const data = await prepareData(sql, ctx, ctx.plan!, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const range = await dayRange(sql, ctx, data, clock());
     const names = await query<{ name: string; display_name: string }>(sql, 'list-metric-display-names', [ctx.principal!.organizationId]);
-
-    // The deadline covers the whole download: a stream still running then is cut, and its query cancelled.
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), Math.max(0, deadlineMs - (clock() - ctx.startedAt)));
-    const streamCtx = { ...ctx, deadline: stop.signal };
-    const rows = (format === 'csv' ? streamCsv : streamSheetRows)(sql, streamCtx, data, range) ?? streamCells(sql, streamCtx, data, range);
+    const lent = await lane.connection(ctx);
+    const range = await dayRange(lent, ctx, data, clock());
+    const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);
     const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
-    const body = FORMATS[format].write(
-      { grouping: data.grouping, metrics: data.metrics.map((m) => m.name), displayNames, rows },
-      { done: () => clearTimeout(timer), cancel: () => (clearTimeout(timer), stop.abort()) },
-    );
-    return respond(body, {
+    // The deadline covers the whole download, and the connection is given back when it ends (streamed.ts).
+    const body = FORMATS[format].write({ grouping: data.grouping, metrics: data.metrics.map((m) => m.name), displayNames, rows });
+    return streamedResponse(ctx, body, {
       status: 200,
       headers: {
         ...dataHeaders(data),

@@ -8,11 +8,17 @@ import { json } from '../respond.ts';
 import { AUDIENCE, isScope, type Scope } from '../scopes.ts';
 import { secretMatches } from '../secrets.ts';
 import type { SigningKeys } from '../signingKeys.ts';
+import { TimedOut, withTimeout } from '../timeout.ts';
 
-const BODY_LIMIT = 16 * 1024;
+/** A body larger than this is refused unread, and the connection closed (DECISIONS §13). */
+export const TOKEN_BODY_LIMIT = 16 * 1024;
+/** A body that has not arrived by then is refused: a client that trickles it holds a connection for nothing. */
+const BODY_TIMEOUT_MS = 10_000;
+/** The store's answer (client and signing key): past this the endpoint says it is temporarily unavailable. */
+const STORE_TIMEOUT_MS = 3000;
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope';
+type OAuthError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope' | 'temporarily_unavailable' | 'server_error';
 
 function oauthError(error: OAuthError, description: string, extra: { status?: number; headers?: Record<string, string> } = {}) {
   return json(
@@ -20,6 +26,21 @@ function oauthError(error: OAuthError, description: string, extra: { status?: nu
     { status: extra.status ?? (error === 'invalid_client' ? 401 : 400), headers: { ...NO_STORE, ...extra.headers } },
   );
 }
+
+/**
+ * The token endpoint never answers a problem document (DECISIONS §13): whatever goes wrong is an RFC 6749 §5.2
+ * object. A store that is down or slow is `temporarily_unavailable` (the error code RFC 6749 §4.1.2.1 defines), 503.
+ */
+export function tokenFailure(error: unknown): Response {
+  if (error instanceof Error && !(error instanceof TimedOut) && !isStoreError(error)) {
+    return oauthError('server_error', 'The token could not be issued.', { status: 500 });
+  }
+  return oauthError('temporarily_unavailable', 'The credential store is not answering; retry shortly.', { status: 503, headers: { 'retry-after': '5' } });
+}
+
+/** postgres.js's own connection errors, and PostgreSQL's (SQLSTATE class 08, 57: connection, operator intervention). */
+const isStoreError = (error: Error & { code?: string }) =>
+  typeof error.code === 'string' && (/^CONNECT|^CONNECTION_/.test(error.code) || /^(08|57|53)/.test(error.code) || /^E[A-Z]+$/.test(error.code));
 
 type ClientRow = {
   id: string;
@@ -68,10 +89,13 @@ export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDep
     }
     let body: string;
     try {
-      body = await readBodyText(request, BODY_LIMIT);
+      body = await withTimeout(readBodyText(request, TOKEN_BODY_LIMIT), BODY_TIMEOUT_MS);
     } catch (error) {
-      const why = error instanceof BodyTooLarge ? `larger than ${BODY_LIMIT} bytes` : 'not valid UTF-8';
-      return oauthError('invalid_request', `The request body is ${why}.`);
+      // The rest of the body is not read: the connection is closed after the answer (RFC 9112 §9.6).
+      const closing = { headers: { connection: 'close' } };
+      if (error instanceof TimedOut) return oauthError('invalid_request', `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`, closing);
+      if (error instanceof BodyTooLarge) return oauthError('invalid_request', `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`, closing);
+      return oauthError('invalid_request', 'The request body is not valid UTF-8.');
     }
     const form = new URLSearchParams(body);
     // RFC 6749 §3.2: parameters must not be sent more than once.
@@ -103,7 +127,12 @@ export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDep
     const now = clock();
     // No client id is that long or holds U+0000 (which PostgreSQL text cannot): such an id is an unknown client.
     const couldBeClientId = clientId.length <= 64 && !clientId.includes('\u0000');
-    const [client] = couldBeClientId ? await query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]) : [];
+    let client: ClientRow | undefined;
+    try {
+      [client] = couldBeClientId ? await withTimeout(query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]), STORE_TIMEOUT_MS) : [];
+    } catch (error) {
+      return tokenFailure(error);
+    }
     const hashes = client ? client.secret_hashes.map((h) => new Uint8Array(h)) : [];
     // The secret is hashed and compared even for an unknown client, so the answer takes the same time.
     const matches = await secretMatches(clientSecret, hashes);
@@ -135,7 +164,12 @@ export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDep
       adAccountsAll: client.ad_accounts_all,
     };
     ctx.log.clientId = client.id;
-    const accessToken = await issueAccessToken(keys, grant, { issuer, now, ttlSeconds });
+    let accessToken: string;
+    try {
+      accessToken = await withTimeout(issueAccessToken(keys, grant, { issuer, now, ttlSeconds }), STORE_TIMEOUT_MS);
+    } catch (error) {
+      return tokenFailure(error);
+    }
     return json(
       { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, scope: scopes.join(' ') },
       { headers: NO_STORE },

@@ -38,13 +38,14 @@ class RawHeaders {
  * The origin is fixed: the app reads the path and query only, so a strange Host header cannot matter. A target in
  * absolute form (RFC 9112 §3.2.2: a server must accept it) keeps its own path and query.
  */
-function bodilessRequest(req: IncomingMessage): IncomingRequest {
+function bodilessRequest(req: IncomingMessage, res: ServerResponse): IncomingRequest {
   const target = req.url ?? '/';
   return {
     method: req.method!,
     url: target.startsWith('/') || !URL.canParse(target) ? `http://localhost${target}` : target,
     headers: new RawHeaders(req.rawHeaders),
     body: null,
+    cut: () => res.destroy(),
   };
 }
 
@@ -95,14 +96,22 @@ function send(response: globalThis.Response, req: IncomingMessage, res: ServerRe
 }
 
 function answerBodiless(app: Handler, req: IncomingMessage, res: ServerResponse): void {
-  app(bodilessRequest(req)).then(
+  app(bodilessRequest(req, res)).then(
     (response) => send(response, req, res),
     // The handler answers every error itself; this is for a failure of its own, which must not end the process.
     () => (res.headersSent ? res.destroy() : res.writeHead(500, ['content-length', '0']).end()),
   );
 }
 
-export const serve: Serve = async (app, { port, host, direct }) => {
+/** The method and path of a request line, as far as the bytes the parser refused hold one. */
+function requestLine(raw: Buffer | undefined): { method: string; path: string } {
+  const line = /^([!-~]{1,32}) (\/[!-~]*) HTTP\/1\.[01]\r?\n/.exec(raw?.subarray(0, 2048).toString('latin1') ?? '');
+  return line ? { method: line[1], path: line[2].split('?')[0] } : { method: '', path: '' };
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 431: 'Request Header Fields Too Large' };
+
+export const serve: Serve = async (app, { port, host, direct, refuse }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter((request: Request) => app(request));
@@ -115,6 +124,18 @@ export const serve: Serve = async (app, { port, host, direct }) => {
     res.end(answer.body);
   });
   server.keepAliveTimeout = 65_000;
+  // What node:http cannot parse gets a problem document (or nothing, where the connection is already gone) instead of
+  // its bare 400 or 431, and the connection is closed: after a broken request nothing more on it can be trusted.
+  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket) => {
+    if (!refuse || !socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_CLOSED_CONNECTION') return void socket.destroy();
+    const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'too-large' : error.code === 'HPE_INVALID_METHOD' ? 'unknown-method' : 'broken';
+    const { method, path } = requestLine(error.rawPacket);
+    const answer = refuse(why, method, path);
+    if (!answer) return void socket.destroy();
+    const headers: string[] = [];
+    for (let i = 0; i < answer.headers.length; i += 2) headers.push(`${answer.headers[i]}: ${answer.headers[i + 1]}\r\n`);
+    socket.end(`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n${headers.join('')}connection: close\r\n\r\n${answer.body}`);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -15,6 +15,11 @@ export type IncomingRequest = {
   readonly url: string;
   readonly headers: Pick<Headers, 'get'>;
   readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * Breaks the connection at once, where the adapter can: a download the deadline ends is cut even while the client
+   * has stopped reading and nothing is being written.
+   */
+  readonly cut?: () => void;
 };
 
 export type Handler = (request: IncomingRequest) => Promise<Response>;
@@ -28,4 +33,10 @@ export type DirectAnswer = { status: number; headers: readonly string[]; body: s
 /** Undefined whenever the Fetch handler must answer. */
 export type Direct = (method: string, url: string, traceparent: string | undefined) => DirectAnswer | undefined;
 
-export type Serve = (app: Handler, options: { port: number; host: string; direct?: Direct }) => Promise<Listening>;
+/** What HTTP itself could not parse: headers or URL too large, a method it does not know, anything else broken. */
+export type Malformed = 'too-large' | 'unknown-method' | 'broken';
+
+/** The answer to a request the HTTP parser refused, from whatever of its first line could be read; none yet at start. */
+export type Refuse = (why: Malformed, method: string, path: string) => DirectAnswer | undefined;
+
+export type Serve = (app: Handler, options: { port: number; host: string; direct?: Direct; refuse?: Refuse }) => Promise<Listening>;

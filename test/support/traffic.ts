@@ -14,12 +14,12 @@ export type Traffic = {
   longRange: string;
 };
 
-/** Generated data: 2 accounts, 400 campaigns, 12,000 creatives over 3 days; a report over both accounts. */
+/** Generated data: 2 accounts, 400 campaigns, 50,000 creatives over 3 days (a CSV of about 7 MB, more than loopback buffers hold for a reader that stops); a report over both accounts. */
 export async function trafficServer(t: TestApp, env: Record<string, string> = {}): Promise<Traffic> {
   const org = await createOrg(t.db.sql, { currency: 'USD' });
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'enterprise', '--budget', '100000000']);
   const now = Date.parse('2026-03-10T10:00:00Z');
-  await cli(t.db.sql, ['generate', '--org', org, '--accounts', '2', '--campaigns', '400', '--creatives', '12000', '--days', '3'], now);
+  await cli(t.db.sql, ['generate', '--org', org, '--accounts', '2', '--campaigns', '400', '--creatives', '50000', '--days', '3'], now);
   const accounts = await t.db.sql`select id from ad_accounts where organization_id = ${org} order by id`;
   const [row] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics, groupings)
     values (${org}, 'Traffic', 'standard', 'USD', ${['impressions', 'clicks', 'spend', 'ctr', 'cpc']}, ${['total', 'campaign', 'creative', 'ad-account']})

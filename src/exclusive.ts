@@ -1,0 +1,207 @@
+// Connections lent whole to one request for its heavy work (report data, exports), apart from the shared pool.
+//
+// postgres.js pipelines a query onto a connection that is still busy when its pool has none free, and a COPY or a
+// cursor keeps its connection mid-protocol for as long as the client reads: another request's query could land
+// behind an export that was given up on, fail with COPY_IN_PROGRESS, or read that export's rows. Here a connection
+// serves one request at a time and goes back only when that request read its answer to the end (ReadyForQuery seen);
+// one given up on (client gone, HEAD, deadline, error) has its backend terminated and its socket destroyed, never
+// reused.
+import { connect, type Socket } from 'node:net';
+import postgres from 'postgres';
+import type { Sql } from './database.ts';
+
+/** What it takes to open one more connection like those of a pool. */
+export type ConnectionOptions = {
+  host: string[];
+  port: number[];
+  path?: string;
+  user: string;
+  pass?: unknown;
+  database: string;
+  ssl?: unknown;
+  connection?: Record<string, unknown>;
+};
+
+/** Ends a backend on the server, through another connection (pg_terminate_backend). */
+export type Terminate = (pid: number) => Promise<unknown>;
+
+/** One connection, this request's alone until it is given back. */
+export class Lent {
+  /** Its backend's process id; null where the server cannot end one (the embedded database: one session for all). */
+  pid: number | null | undefined;
+  private dead = false;
+  /** Set only by finished(): a connection handed out counts as mid-exchange until its holder says otherwise. */
+  private idle = false;
+
+  constructor(
+    readonly sql: Sql,
+    private readonly socket: () => Socket | undefined,
+    private readonly terminate: Terminate,
+  ) {}
+
+  /** Whether the connection has been given up (destroyed, or its socket closed under us). */
+  get broken(): boolean {
+    return this.dead;
+  }
+
+  /** Whether its last exchange was read to the end: only then may it serve another request. */
+  get clean(): boolean {
+    return this.idle && !this.dead;
+  }
+
+  /** An exchange starts: until finished() the connection is mid-protocol. */
+  busy(): void {
+    this.idle = false;
+  }
+
+  /** The exchange was read to its end (ReadyForQuery seen): the connection is idle. */
+  finished(): void {
+    this.idle = true;
+  }
+
+  /** Reads the socket again after a COPY, whose stream postgres.js paused it for and does not resume once ended. */
+  resume(): void {
+    this.socket()?.resume();
+  }
+
+  /** Learns its backend, so that it can be ended from outside; once per connection. */
+  async identify(): Promise<void> {
+    if (this.pid !== undefined) return;
+    const [row] = await this.sql`select pg_backend_pid() as pid, version() like '%PGlite%' as embedded`;
+    this.pid = row.embedded ? null : row.pid;
+  }
+
+  /** Handed to a request: mid-exchange until it says finished(), so a connection it never got to use is not reused. */
+  handedOut(): Lent {
+    this.idle = false;
+    return this;
+  }
+
+  /** The socket closed under us (a backend killed, the server restarted): nothing more may be sent on it. */
+  markDead(): void {
+    this.dead = true;
+  }
+
+  /**
+   * Gives the connection up: its backend is terminated (whether computing, waiting on a lock or blocked writing a
+   * COPY to us: a cancel is not read while a backend is blocked on its socket) and the socket destroyed. Nothing is
+   * sent on it afterwards: postgres.js would write to a socket it has already dropped.
+   */
+  abandon(): void {
+    const wasDead = this.dead;
+    this.dead = true;
+    if (!wasDead && this.pid) this.terminate(this.pid).catch(() => {});
+    this.socket()?.destroy();
+    void this.sql.end({ timeout: 0 }).catch(() => {});
+  }
+}
+
+export type ExclusivePool = {
+  /** A connection of its own for the caller; waits for one while `size` are lent, until signal aborts. */
+  lend(signal: AbortSignal): Promise<Lent>;
+  /** clean: its last exchange was read to the end, so the connection is idle; otherwise it is abandoned. */
+  giveBack(lent: Lent, clean: boolean): void;
+  /** Connections lent now, and callers waiting for one. */
+  stats(): { lent: number; waiting: number };
+  close(): Promise<void>;
+};
+
+const quiet = { onnotice: () => {}, max: 1, fetch_types: true, idle_timeout: 60 };
+
+/** The options of an existing pool, to open more of the same connections (sql.options, as postgres.js parsed them). */
+export function connectionOptionsOf(sql: Sql): ConnectionOptions {
+  const o = sql.options as unknown as ConnectionOptions;
+  return { host: o.host, port: o.port, path: o.path || undefined, user: o.user, pass: o.pass, database: o.database, ssl: o.ssl, connection: o.connection };
+}
+
+/**
+ * statementTimeoutMs: a server-side bound on each heavy statement (the request deadline and a margin), so a query
+ * outlives its request by no more than that even if this process is gone; it replaces the shared pool's shorter one.
+ */
+export function exclusivePool(connectionOptions: () => ConnectionOptions, size: number, terminate: Terminate, statementTimeoutMs: number): ExclusivePool {
+  const idle: Lent[] = [];
+  const waiting: { resolve(lent: Lent): void; reject(error: unknown): void }[] = [];
+  let lent = 0;
+  let closed = false;
+
+  function open(): Lent {
+    const options = connectionOptions();
+    let socket: Socket | undefined;
+    let holder: Lent | undefined;
+    const sql = postgres({
+      ...quiet,
+      host: options.host[0],
+      port: options.port[0],
+      path: options.path,
+      user: options.user,
+      pass: options.pass as string | undefined,
+      database: options.database,
+      ssl: options.ssl as boolean | undefined,
+      connection: { ...(options.connection as Record<string, string>), statement_timeout: String(statementTimeoutMs) },
+      // Our own socket, so that a connection given up on can be destroyed at once rather than ended politely.
+      socket: () => {
+        socket = options.path ? connect(options.path) : connect({ host: options.host[0], port: options.port[0] });
+        socket.setNoDelay(true);
+        socket.once('close', () => holder?.markDead());
+        return socket;
+      },
+    } as unknown as postgres.Options<{}>);
+    holder = new Lent(sql, () => socket, terminate);
+    return holder;
+  }
+
+  function handOut(): Lent {
+    lent++;
+    for (let next = idle.pop(); next; next = idle.pop()) if (!next.broken) return next.handedOut();
+    return open();
+  }
+
+  /** A connection that knows its backend; one that cannot even say so is given back broken. */
+  async function ready(connection: Lent): Promise<Lent> {
+    try {
+      await connection.identify();
+      return connection;
+    } catch (error) {
+      pool.giveBack(connection, false);
+      throw error;
+    }
+  }
+
+  const pool: ExclusivePool = {
+    async lend(signal) {
+      if (closed) throw new Error('the database is closing');
+      if (lent < size) return ready(handOut());
+      return ready(await new Promise<Lent>((resolve, reject) => {
+        const waiter = {
+          resolve: (l: Lent) => (signal.removeEventListener('abort', giveUp), resolve(l)),
+          reject,
+        };
+        const giveUp = () => {
+          const at = waiting.indexOf(waiter);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(signal.reason ?? new Error('aborted'));
+        };
+        if (signal.aborted) return giveUp();
+        signal.addEventListener('abort', giveUp, { once: true });
+        waiting.push(waiter);
+      }));
+    },
+
+    giveBack(connection, clean) {
+      lent--;
+      if (!clean || !connection.clean || closed) connection.abandon();
+      else idle.push(connection);
+      const next = waiting.shift();
+      if (next) next.resolve(handOut());
+    },
+
+    stats: () => ({ lent, waiting: waiting.length }),
+
+    async close() {
+      closed = true;
+      for (const waiter of waiting.splice(0)) waiter.reject(new Error('the database is closing'));
+      await Promise.all(idle.splice(0).map((connection) => connection.sql.end({ timeout: 1 }).catch(() => {})));
+    },
+  };
+  return pool;
+}

@@ -1,0 +1,56 @@
+// Report data and exports: a bounded number at once per client, each on a connection of its own (DECISIONS §13).
+// Cheap requests (tokens, /v1/me, lists, definitions, charges, health) keep the shared pool to themselves, so they
+// never wait behind a download however many are open.
+import type { Context } from './context.ts';
+import { requestTimeout } from './deadline.ts';
+import type { ExclusivePool, Lent } from './exclusive.ts';
+import { ApiError } from './problem.ts';
+
+export type HeavyLane = {
+  /** Pipeline step before the charge: a client already running its limit is refused with 429, uncharged. */
+  admit(ctx: Context): void;
+  /** The request's own connection, given back when the answer is over: reused only if read to its end. */
+  connection(ctx: Context): Promise<Lent>;
+};
+
+export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
+  const running = new Map<string, number>();
+  return {
+    admit(ctx) {
+      const clientId = ctx.principal!.clientId;
+      const now = running.get(clientId) ?? 0;
+      if (now >= perClient) {
+        throw new ApiError(
+          'rate-limit-exceeded',
+          `This client already has ${perClient} report data or export requests under way, the most it may run at once; retry when one has finished.`,
+          { retryAfterSeconds: 1 },
+        );
+      }
+      running.set(clientId, now + 1);
+      ctx.onDone(() => {
+        const left = running.get(clientId)! - 1;
+        if (left > 0) running.set(clientId, left);
+        else running.delete(clientId);
+      });
+    },
+
+    async connection(ctx) {
+      const deadline = ctx.deadline;
+      let lent: Lent;
+      try {
+        lent = await pool.lend(deadline);
+      } catch (error) {
+        if (deadline.aborted) throw requestTimeout();
+        throw error;
+      }
+      // At the deadline the connection is given up at once, whatever it is doing: its backend ends on the server.
+      const abandon = () => lent.abandon();
+      deadline.addEventListener('abort', abandon, { once: true });
+      ctx.onDone(() => {
+        deadline.removeEventListener('abort', abandon);
+        pool.giveBack(lent, !deadline.aborted);
+      });
+      return lent;
+    },
+  };
+}

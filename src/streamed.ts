@@ -1,0 +1,79 @@
+// A response whose body is a stream (an export, a large data answer): what it holds is given back when the body
+// ends, is cancelled or fails, and at the deadline the download is cut wherever it stands (DECISIONS §6, §7).
+import type { Context } from './context.ts';
+import { requestTimeout } from './deadline.ts';
+import { respond } from './respond.ts';
+
+/**
+ * The deadline covers the whole download: when it passes, the body fails and the connection is cut (an incomplete
+ * transfer, never a short file passed off as whole), even if the client stopped reading and nothing pulls the body.
+ */
+export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array>, init: ResponseInit): Response {
+  ctx.streaming = true;
+  const reader = source.getReader();
+  let over = false;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const end = () => {
+    if (over) return;
+    over = true;
+    ctx.deadline.removeEventListener('abort', cut);
+    ctx.done();
+  };
+  function cut() {
+    try {
+      controller?.error(requestTimeout());
+    } catch {}
+    reader.cancel().catch(() => {});
+    ctx.request.cut?.();
+    end();
+  }
+  if (ctx.deadline.aborted) queueMicrotask(cut);
+  else ctx.deadline.addEventListener('abort', cut, { once: true });
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    async pull(c) {
+      try {
+        const next = await reader.read();
+        if (over) return;
+        if (next.done) {
+          c.close();
+          end();
+        } else c.enqueue(next.value);
+      } catch (error) {
+        if (over) return;
+        // A source that fails midway: the transfer is cut, not ended, so the client cannot take it for whole.
+        c.error(error);
+        ctx.request.cut?.();
+        end();
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason).catch(() => {});
+    },
+  });
+  return respond(body, init);
+}
+
+/** The chunks before, then the iterator's, then after, as a stream read at the reader's pace. */
+export function chunkStream(chunks: AsyncIterator<Uint8Array>, before: Uint8Array[] = [], after?: Uint8Array): ReadableStream<Uint8Array> {
+  const queued = [...before];
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const waiting = queued.shift();
+      if (waiting) return controller.enqueue(waiting);
+      if (finished) return controller.close();
+      const next = await chunks.next();
+      if (!next.done) return controller.enqueue(next.value);
+      finished = true;
+      if (after) controller.enqueue(after);
+      else controller.close();
+    },
+    cancel() {
+      void chunks.return?.()?.catch?.(() => {});
+    },
+  });
+}
