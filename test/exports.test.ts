@@ -6,7 +6,8 @@ import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
-import { readXlsx } from './support/xlsx.ts';
+import { hasOpenpyxl, readXlsx } from './support/xlsx.ts';
+import { skipped } from './support/skip.ts';
 
 type Ctx = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
 const it = suite<Ctx>('exports');
@@ -76,6 +77,7 @@ it('a name with a comma, quotes and a newline survives; a formula is neutralised
 });
 
 it('XLSX opens with an independent reader: one sheet, display names, numbers as numbers, the same values', async (ctx) => {
+  if (skipped(!hasOpenpyxl(), 'exports', 'XLSX with an independent reader', 'needs python3-openpyxl (apt-get install python3-openpyxl)')) return;
   const query = `${Q}&groupBy=campaign`;
   const res = await get(ctx, `export.xlsx?${query}`);
   assert.is(res.status, 200);
@@ -131,7 +133,7 @@ it('a weak ETag of its own, and 304 with the charge refunded', async (ctx) => {
 
 for (const ext of ['csv', 'xlsx']) {
   it(`a client that disconnects mid-download stops the query (${ext})`, async (ctx) => {
-    if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
+    if (skipped(!onPostgres, 'exports', `a client that disconnects mid-download stops the query (${ext})`, 'needs PostgreSQL: only PostgreSQL can cancel a running query')) return;
     const blocker = await ctx.t.db.sql.reserve();
     try {
       await blocker`begin`;

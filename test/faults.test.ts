@@ -1,6 +1,7 @@
 // Faults injected for real: the database cut and frozen behind a proxy, a query held by a lock, a billing store down.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { skipped } from './support/skip.ts';
 import { createApp } from '../src/app.ts';
 import { openDatabase } from '../src/database.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
@@ -72,7 +73,7 @@ it('the database frozen: requests end by the deadline with a 503, never hang', a
 });
 
 it('a query held past the deadline answers request-timeout and frees its connection for the next request', async ({ t }) => {
-  if (!onPostgres) return; // The embedded database cannot cancel a running query.
+  if (skipped(!onPostgres, 'faults', `a query held past the deadline answers request-timeout and frees its connection for the next request`, 'needs PostgreSQL: the embedded database cannot cancel a running query')) return;
   const { org, token } = await tenant(t);
   const { report } = await fixtureReport(t, org);
   const db = await openDatabase({ databaseUrl: t.db.url, max: 1 });

@@ -2,6 +2,7 @@
 import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { skipped } from './support/skip.ts';
 import type { ReservedSql } from 'postgres';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
@@ -73,7 +74,7 @@ async function withLockedFacts(env: Record<string, string>, test: (s: LockedExpo
 }
 
 it('an export cut by the deadline mid-stream ends that download, not the server', async () => {
-  if (!onPostgres) return; // Only PostgreSQL can cancel the query the deadline cuts.
+  if (skipped(!onPostgres, 'processes', `an export cut by the deadline mid-stream ends that download, not the server`, 'needs PostgreSQL: only PostgreSQL can cancel the query the deadline cuts')) return;
   await withLockedFacts({ REQUEST_DEADLINE_MS: '1500' }, async ({ server, url, headers, blocker }) => {
     const res = await fetch(url, { headers });
     assert.is(res.status, 200);
@@ -91,7 +92,7 @@ it('an export cut by the deadline mid-stream ends that download, not the server'
 });
 
 it('a client that goes away mid-download stops its query, through the real server', async () => {
-  if (!onPostgres) return; // Only PostgreSQL can cancel a running query.
+  if (skipped(!onPostgres, 'processes', `a client that goes away mid-download stops its query, through the real server`, 'needs PostgreSQL: only PostgreSQL can cancel a running query')) return;
   await withLockedFacts({}, async ({ t, url, headers }) => {
     const running = async () =>
       (await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query like '%report\_%facts(%' or query like '/* report-data-%') and state = 'active'`)[0].n;

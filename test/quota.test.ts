@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { skipped } from './support/skip.ts';
 import { createApp } from '../src/app.ts';
 import type { Context } from '../src/context.ts';
 import { openDatabase, type Sql } from '../src/database.ts';
@@ -142,7 +143,7 @@ const meterContext = (org: string, clientId: string) =>
   ({ principal: { organizationId: org, clientId }, headers: {}, log: {} }) as unknown as Context;
 
 it('a refund takes the window row before the client\'s usage row, as a charge does, so the two never deadlock', async ({ t }) => {
-  if (!onPostgres) return; // Needs three connections at once; the embedded database runs one statement at a time.
+  if (skipped(!onPostgres, 'quota', 'a refund takes the window row first', 'needs PostgreSQL: needs three connections at once; the embedded database runs one statement at a time')) return;
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
   const ctx = meterContext(org, client.clientId);

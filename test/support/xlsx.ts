@@ -11,6 +11,9 @@ sheet = book.worksheets[0]
 print(json.dumps({"sheets": len(book.worksheets), "rows": [list(r) for r in sheet.iter_rows(values_only=True)]}))
 `;
 
+/** Whether Debian's python3-openpyxl is there to read with (npm ci does not install it). */
+export const hasOpenpyxl = () => spawnSync('/usr/bin/python3', ['-c', 'import openpyxl']).status === 0;
+
 export function readXlsx(bytes: Uint8Array): { sheets: number; rows: unknown[][] } {
   const dir = temporaryDir();
   try {
