@@ -128,8 +128,9 @@ export const serve: Serve = async (app, { port, host, direct, refuse }) => {
   // its bare 400 or 431, and the connection is closed: after a broken request nothing more on it can be trusted.
   server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket) => {
     if (!refuse || !socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_CLOSED_CONNECTION') return void socket.destroy();
-    const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'too-large' : error.code === 'HPE_INVALID_METHOD' ? 'unknown-method' : 'broken';
     const { method, path } = requestLine(error.rawPacket);
+    // A method the parser does not know, on a request line that is otherwise one: anything else is just broken.
+    const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'too-large' : error.code === 'HPE_INVALID_METHOD' && path ? 'unknown-method' : 'broken';
     const answer = refuse(why, method, path);
     if (!answer) return void socket.destroy();
     const headers: string[] = [];
