@@ -6,7 +6,7 @@ import { createApp } from '../src/app.ts';
 import { openDatabase } from '../src/database.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
-import { bearer, tenant } from './support/fixtures.ts';
+import { bearer, createClient, createOrg, tenant, tokenRequest } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { tcpProxy } from './support/proxy.ts';
 
@@ -70,6 +70,45 @@ it('the database frozen: requests end by the deadline with a 503, never hang', a
     await db.sql.end({ timeout: 1 }).catch(() => {});
     await proxy.close();
   }
+});
+
+it('the token endpoint with the store down or frozen: 503 temporarily_unavailable, Retry-After, no-store, never a problem document', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  const client = await createClient(t.db.sql, org);
+  const fields = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret };
+  for (const mode of ['drop', 'stall'] as const) {
+    const proxy = await tcpProxy(t.db.url);
+    const db = await openDatabase({ databaseUrl: proxy.url, max: 2 });
+    const app = createApp({ sql: db.sql, config: t.config, clock: () => t.clock.now, log: () => {} });
+    try {
+      assert.is((await app(new Request(`${BASE}/api/connect/token`, tokenRequest(fields)))).status, 200);
+      proxy.set(mode);
+      const started = Date.now();
+      const res = await app(new Request(`${BASE}/api/connect/token`, tokenRequest(fields)));
+      assert.ok(Date.now() - started < 5000, `${mode}: answered in ${Date.now() - started} ms`);
+      assert.is(res.status, 503, mode);
+      assert.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.is(res.headers.get('cache-control'), 'no-store');
+      assert.ok(Number(res.headers.get('retry-after')) > 0);
+      assert.is((await res.json()).error, 'temporarily_unavailable');
+    } finally {
+      proxy.set('drop');
+      await app.close();
+      await db.sql.end({ timeout: 1 }).catch(() => {});
+      await proxy.close();
+    }
+  }
+});
+
+it('the token endpoint past the request deadline answers in RFC 6749 form, not a problem document', async ({ t }) => {
+  const app = createApp({ sql: t.db.sql, config: { ...t.config, requestDeadlineMs: 300 }, clock: () => t.clock.now, log: () => {} });
+  // A body that never finishes arriving.
+  const body = new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode('grant_type=client')); } });
+  const res = await app(new Request(`${BASE}/api/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, duplex: 'half' } as RequestInit));
+  assert.is(res.status, 503);
+  assert.is(res.headers.get('cache-control'), 'no-store');
+  assert.is((await res.json()).error, 'temporarily_unavailable');
+  await app.close();
 });
 
 it('a query held past the deadline answers request-timeout and frees its connection for the next request', async ({ t }) => {

@@ -352,6 +352,33 @@ it('/v1/me right after a burst reads what was spent, not what this process holds
   assert.is(me.quota.remaining, 10000 - 40);
 });
 
+it('a charge held on a locked window past its time is cancelled by PostgreSQL: the 503 is never charged later', async ({ t }) => {
+  if (skipped(!onPostgres, 'quota', 'a 503 costs nothing', 'needs PostgreSQL: the embedded database has no statement timeout to enforce')) return;
+  const { org, client } = await tenant(t);
+  // The server's shared pool, as main.ts opens it: statements end on the server after 2.5 s.
+  const db = await openDatabase({ databaseUrl: t.db.url, max: 2, statementTimeoutMs: 2500 });
+  const blocker = await t.db.sql.reserve();
+  try {
+    const meter = quota(db.sql, () => t.clock.now);
+    await meter.charge(meterContext(org, client.clientId), 1);
+    const used = async () => (await t.db.sql`select used from quota_windows where organization_id = ${org}`)[0].used as number;
+    const before = await used();
+    await blocker`begin`;
+    await blocker`select * from quota_windows where organization_id = ${org} for update`;
+    const refused = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => 'ok', (e: ApiError) => e.type);
+    assert.is(refused, 'rate-limiter-unavailable');
+    await new Promise((r) => setTimeout(r, 700));
+    await blocker`commit`;
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(await used(), before, 'the refused charge was not applied once the lock went');
+    await meter.close();
+  } finally {
+    await blocker`rollback`.catch(() => {});
+    blocker.release();
+    await db.close();
+  }
+});
+
 it('a call the store never answers fails its charges, and the next charges go through', async ({ t }) => {
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql, { hold: true });
