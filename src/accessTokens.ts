@@ -3,6 +3,8 @@ import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { AUDIENCE, isScope, type Scope } from './scopes.ts';
 import type { SigningKeys } from './signingKeys.ts';
+import type { Sql } from './database.ts';
+import { query } from './queries.ts';
 
 export type AllowList = readonly string[] | 'all';
 
@@ -68,6 +70,45 @@ export async function issueAccessToken(
 }
 
 const CACHE_LIMIT = 10_000;
+const ISSUERS_RELOAD_MS = 1000;
+
+/**
+ * The issuers this process accepts: its own BASE_URL, and every one another process over the same database signs
+ * as (migration 014). Without it, two processes left on their default BASE_URL (http://HOST:PORT) would refuse
+ * each other's tokens.
+ */
+export type TokenIssuers = {
+  own: string;
+  /** Records the own issuer in the store, once per process, before its first token is signed. */
+  register(): Promise<void>;
+  accepts(issuer: string): Promise<boolean>;
+};
+
+export function tokenIssuers(sql: Sql, own: string, clock: () => number): TokenIssuers {
+  let registered: Promise<void> | undefined;
+  let known = new Set<string>();
+  let loadedAt = -Infinity;
+  return {
+    own,
+    register() {
+      registered ??= query(sql, 'register-token-issuer', [own]).then(
+        () => {},
+        (error) => {
+          registered = undefined;
+          throw error;
+        },
+      );
+      return registered;
+    },
+    async accepts(issuer) {
+      if (issuer === own || known.has(issuer)) return true;
+      if (clock() - loadedAt < ISSUERS_RELOAD_MS) return false;
+      loadedAt = clock();
+      known = new Set((await query<{ issuer: string }>(sql, 'list-token-issuers')).map((row) => row.issuer));
+      return known.has(issuer);
+    },
+  };
+}
 
 export type TokenVerifier = (token: string, now: number) => Promise<Principal | undefined>;
 
@@ -75,7 +116,7 @@ export type TokenVerifier = (token: string, now: number) => Promise<Principal | 
  * Verifies a bearer token; undefined for any failure, never saying which (spec §5 rule 6).
  * Verified tokens are cached until they expire: the signature cannot change, and revocation is checked apart.
  */
-export function tokenVerifier(keys: SigningKeys, issuer: string): TokenVerifier {
+export function tokenVerifier(keys: SigningKeys, issuers: TokenIssuers): TokenVerifier {
   const cache = new Map<string, Principal>();
 
   return async function verifyAccessToken(token, now) {
@@ -93,11 +134,11 @@ export function tokenVerifier(keys: SigningKeys, issuer: string): TokenVerifier 
       const { payload } = await jwtVerify(token, key.secret, {
         algorithms: ['HS256'],
         typ: 'at+jwt',
-        issuer,
         audience: AUDIENCE,
-        requiredClaims: ['exp', 'iat', 'sub'],
+        requiredClaims: ['iss', 'exp', 'iat', 'sub'],
         currentDate: new Date(now),
       });
+      if (typeof payload.iss !== 'string' || !(await issuers.accepts(payload.iss))) return undefined;
       const claims = v.parse(ClaimsSchema, payload);
       if (claims.sub !== claims.client_id) return undefined;
       const scopes = claims.scope.split(' ').filter(isScope);

@@ -1,6 +1,6 @@
 // The whole service as one Fetch handler: the request pipeline, written out once.
 import { Router } from 'itty-router';
-import { tokenVerifier } from './accessTokens.ts';
+import { tokenIssuers, tokenVerifier } from './accessTokens.ts';
 import { authenticate, requireScope } from './authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './context.ts';
@@ -85,7 +85,8 @@ export function createApp(deps: AppDeps): App {
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
   // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
-  const withPrincipal = authenticate(tokenVerifier(keys, config.baseUrl), revocations(sql, clock), clock);
+  const issuers = tokenIssuers(sql, config.baseUrl, clock);
+  const withPrincipal = authenticate(tokenVerifier(keys, issuers), revocations(sql, clock), clock);
   const withPlan = requirePlan(plans);
   const charged = (cost: Cost) =>
     function withCharge(ctx: Context) {
@@ -119,7 +120,7 @@ export function createApp(deps: AppDeps): App {
     catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
   });
   router
-    .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuer: config.baseUrl, ttlSeconds: config.tokenTtlSeconds }))
+    .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
     .get('/v1/health', liveness)
     .get('/v1/openapi.json', published.openapi)

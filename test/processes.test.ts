@@ -47,6 +47,27 @@ it('a client revoked through `readout client revoke` is refused by two servers w
   }
 });
 
+it('two servers on different ports over one database, with no BASE_URL set, accept each other\'s tokens', async () => {
+  const t = await testApp();
+  const servers: RunningServer[] = [];
+  try {
+    const org = await createOrg(t.db.sql);
+    const client = await createClient(t.db.sql, org);
+    const env = { DATABASE_URL: t.db.url, DEMO: 'off' };
+    servers.push(await startServer(env), await startServer(env));
+    const [a, b] = servers;
+    for (const [issuer, verifier] of [[a, b], [b, a]]) {
+      const token = await tokenFrom(issuer, client);
+      const res = await fetch(`${verifier.url}/v1/reports`, { headers: { authorization: `Bearer ${token}` } });
+      assert.is(res.status, 200, `a token of ${issuer.url} is accepted by ${verifier.url}`);
+      await res.arrayBuffer();
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
 type LockedExport = { t: TestApp; server: RunningServer; url: string; headers: Record<string, string>; blocker: ReservedSql };
 
 /**

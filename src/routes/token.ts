@@ -1,5 +1,5 @@
 // POST /api/connect/token: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), errors per §5.2.
-import { issueAccessToken, type TokenGrant } from '../accessTokens.ts';
+import { issueAccessToken, type TokenGrant, type TokenIssuers } from '../accessTokens.ts';
 import { BodyTooLarge, readBodyText } from '../body.ts';
 import type { Context } from '../context.ts';
 import type { Sql } from '../database.ts';
@@ -75,9 +75,9 @@ function basicCredentials(header: string | null): { id: string; secret: string }
   }
 }
 
-export type TokenDeps = { sql: Sql; keys: SigningKeys; clock: () => number; issuer: string; ttlSeconds: number };
+export type TokenDeps = { sql: Sql; keys: SigningKeys; clock: () => number; issuers: TokenIssuers; ttlSeconds: number };
 
-export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDeps) {
+export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDeps) {
   return async function postToken(ctx: Context): Promise<Response> {
     const { request } = ctx;
     if (request.method !== 'POST') {
@@ -166,7 +166,8 @@ export function tokenEndpoint({ sql, keys, clock, issuer, ttlSeconds }: TokenDep
     ctx.log.clientId = client.id;
     let accessToken: string;
     try {
-      accessToken = await withTimeout(issueAccessToken(keys, grant, { issuer, now, ttlSeconds }), STORE_TIMEOUT_MS);
+      const signing = issuers.register().then(() => issueAccessToken(keys, grant, { issuer: issuers.own, now, ttlSeconds }));
+      accessToken = await withTimeout(signing, STORE_TIMEOUT_MS);
     } catch (error) {
       return tokenFailure(error);
     }

@@ -1,0 +1,2 @@
+-- Every issuer of this database's tokens: issuer.
+select issuer from token_issuers
