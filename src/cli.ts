@@ -1,5 +1,6 @@
 // Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
 import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
@@ -21,6 +22,17 @@ try {
   throw error;
 }
 
+/** A file named on the command line: `-` is standard input, and a `.gz` file is read through gunzip. */
+async function readText(path: string): Promise<string> {
+  let bytes: Buffer;
+  if (path === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    bytes = Buffer.concat(chunks);
+  } else bytes = await readFile(path);
+  return (path.endsWith('.gz') || (bytes[0] === 0x1f && bytes[1] === 0x8b) ? gunzipSync(bytes) : bytes).toString('utf8');
+}
+
 let config;
 try {
   config = loadConfig(process.env);
@@ -37,7 +49,7 @@ try {
     sql: database.sql,
     now: Date.now(),
     progress: (line) => process.stderr.write(`${line}\n`),
-    readText: (path) => readFile(path, 'utf8'),
+    readText,
     copy: Boolean(config!.databaseUrl),
   });
   process.stdout.write(outcome.stdout);

@@ -77,6 +77,7 @@ const SHIPPED: Record<string, string> = {
   '012_rendered_rows': '587a2ea504da80d1',
   '013_cheaper_escapes': '563a65a334fdb740',
   '014_token_issuers': '6cd0bb999fe94727',
+  '015_exchange_rates': '243b411dfbab3049',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -7,9 +7,10 @@
 -- server has nothing to write until then, finishes that much sooner (BENCHMARKS.md). A range this short holds no
 -- whole month, so report_facts' monthly rollup would add nothing.
 -- Grouped and summed as report-data-creative is, for the reasons given there.
+-- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, sum(f.spend) as spend,
-       sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
+       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
 from facts f
 join creatives cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')

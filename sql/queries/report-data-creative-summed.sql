@@ -5,12 +5,13 @@
 -- million creatives on one day it looked each one up by index and took twice as long. rows.ts picks by range.
 -- Parameters: as report-data-creative.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
+-- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
        s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
 from (
   select f.creative_id,
-         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, sum(f.spend) as spend,
-         sum(f.conversions) as conversions, sum(f.conversion_value) as conversion_value,
+         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
          sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
   from report_facts($1, $2, $3, $4, $5) f
   group by f.creative_id

@@ -4,6 +4,7 @@ import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
 import { accountConnection, generate, importFile } from './data.ts';
 import { demo } from './demo.ts';
+import { fxImport, fxList } from './fx.ts';
 import { orgCreate, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 
@@ -34,4 +35,6 @@ export const COMMANDS: Record<string, Command> = {
   import: ({ sql, now, readText, copy }, args) =>
     importFile(sql, args, { now, copy: copy ?? false, readText: readText ?? (() => Promise.reject(new Error('no file access'))) }),
   generate: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
+  'fx import': ({ sql, readText }, args) => fxImport(sql, args, readText ?? (() => Promise.reject(new Error('no file access')))),
+  'fx list': ({ sql }, args) => fxList(sql, args),
 };

@@ -6,6 +6,7 @@ import { PLATFORMS } from '../routes/adAccounts.ts';
 import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
+import { rateWarnings } from './fx.ts';
 
 /** The import file's columns, in order (README: "Importing platform data"). */
 export const IMPORT_COLUMNS = [
@@ -118,7 +119,8 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
   });
-  return result({ rows: imported }, `${imported} fact rows imported into ${org}`);
+  const warnings = await rateWarnings(sql);
+  return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
 }
 
 export async function accountConnection(sql: Sql, { flags }: Parsed) {

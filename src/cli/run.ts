@@ -28,7 +28,8 @@ export async function runCommand(argv: string[], deps: CommandDeps): Promise<Cli
     const line = parseCommandLine(argv);
     json = line.json;
     const out = await COMMANDS[line.name](deps, line.parsed);
-    return { code: 0, stdout: `${json ? JSON.stringify(out.json) : out.text}\n`, stderr: '' };
+    const warnings = (out.warnings ?? []).map((warning) => `readout: warning: ${warning}\n`).join('');
+    return { code: 0, stdout: `${json ? JSON.stringify(out.json) : out.text}\n`, stderr: warnings };
   } catch (error) {
     const message = error instanceof UsageError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
     return { code: error instanceof UsageError ? 2 : 1, stdout: '', stderr: `readout: ${message.split('\n')[0]}\n` };

@@ -36,7 +36,8 @@ const ratio = (kind: string, conversionDerived: boolean, a: BaseMetric, b: BaseM
   of: a,
   per: b,
   scale,
-  compute: (s) => (s[b] === 0 ? null : (s[a] / s[b]) * scale),
+  // A null part (money that could not be converted) is null, as in SQL: JavaScript would read null / x as 0.
+  compute: (s) => (s[a] === null || s[b] === null || s[b] === 0 ? null : (s[a] / s[b]) * scale),
   sql: `case when ${b} = 0 then null else (${a} / ${b})${scale === 1 ? '' : ` * ${scale}::float8`} end`,
 });
 

@@ -1,0 +1,76 @@
+// `fx import` and `fx list`: the exchange rates every organization's money is converted with (DECISIONS §11).
+import type { Sql } from '../database.ts';
+import { parseRates, RatesError } from '../fx/rates.ts';
+import { query } from '../queries.ts';
+import { readFlags, UsageError, type Parsed } from './args.ts';
+import { result, type CommandResult } from './output.ts';
+
+/** Rows a statement writes at a time: a history file holds hundreds of thousands. */
+const BATCH = 20_000;
+
+type Unconvertible = { currency: string; needed_from: string; first_rate: string | null };
+
+/**
+ * Currencies whose money cannot be converted somewhere (no rate on or before the first day it is needed), each with
+ * the command that fixes it: shown by `fx import` and `import` (stderr, and `warnings` with --json).
+ */
+export async function rateWarnings(sql: Sql): Promise<string[]> {
+  const rows = await query<Unconvertible>(sql, 'find-unconvertible-currencies');
+  return rows.map(
+    (row) =>
+      `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} but money from ${row.needed_from}: ` +
+      `its money there reads as null in any other currency; run \`readout fx import --file RATES.csv\` with rates from ${row.needed_from}`,
+  );
+}
+
+export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>): Promise<CommandResult> {
+  const f = readFlags(flags, ['file']);
+  let text: string;
+  try {
+    text = await readText(f.file);
+  } catch {
+    throw new UsageError(`--file: cannot read ${f.file}`);
+  }
+  let rates;
+  try {
+    rates = parseRates(text);
+  } catch (error) {
+    if (error instanceof RatesError) throw new UsageError(`--file: ${error.message}`);
+    throw error;
+  }
+  if (rates.length === 0) throw new UsageError('--file: holds no rate');
+  const written = await sql.begin(async (tx) => {
+    let rows = 0;
+    for (let at = 0; at < rates.length; at += BATCH) {
+      const batch = rates.slice(at, at + BATCH);
+      const [out] = await query<{ rows: number }>(tx as unknown as Sql, 'upsert-fx-rates', [
+        batch.map((r) => r.currency),
+        batch.map((r) => r.day),
+        batch.map((r) => r.usdPerUnit),
+      ]);
+      rows += out.rows;
+    }
+    return rows;
+  });
+  const currencies = [...new Set(rates.map((r) => r.currency))].sort();
+  const days = new Set(rates.map((r) => r.day)).size;
+  const warnings = await rateWarnings(sql);
+  return {
+    ...result(
+      { currencies, days, rows: written, warnings },
+      `${written} rates of ${currencies.length} currencies over ${days} days imported (${currencies.join(', ')})`,
+    ),
+    warnings,
+  };
+}
+
+export async function fxList(sql: Sql, { flags }: Parsed): Promise<CommandResult> {
+  readFlags(flags, []);
+  const rows = await query<{ currency: string; first: string; last: string; days: number; sources: string[] }>(sql, 'list-fx-coverage');
+  const currencies = rows.map((r) => ({ currency: r.currency, first: r.first, last: r.last, days: r.days, source: r.sources.join('+') }));
+  const table = [
+    'currency  first       last        days    source',
+    ...currencies.map((c) => `${c.currency.padEnd(10)}${c.first}  ${c.last}  ${String(c.days).padStart(6)}  ${c.source}`),
+  ];
+  return result({ currencies }, currencies.length ? table.join('\n') : 'no exchange rates loaded (readout fx import --file RATES.csv)');
+}
