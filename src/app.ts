@@ -93,9 +93,9 @@ export function createApp(deps: AppDeps): App {
       return typeof cost === 'number' ? meter.charge(ctx, cost) : cost(ctx).then((units) => meter.charge(ctx, units));
     };
   const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost));
-  // Report data and exports: impossible dates, and a client at its limit of them at once, are refused uncharged.
-  const heavy = (scope: Scope, cost: Cost) =>
-    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, lane.admit, charged(cost));
+  // Report data and exports: impossible dates are refused before the charge (a client past its limit of them at
+  // once is refused by the lane, and its charge given back).
+  const heavy = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, charged(cost));
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -185,8 +185,8 @@ export function createApp(deps: AppDeps): App {
     // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
     if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
     else clearTimeout(timer);
-    // Spec §4.5: a 304 refunds its charge.
-    if (response.status === 304) await meter.refund(ctx);
+    // Spec §4.5: a 304 refunds its charge; so does a 429 past the per-client limit of heavy requests (DECISIONS §13).
+    if (response.status === 304 || ctx.refundCharge) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
     if (!ctx.streaming) ctx.done();
     logRequest(ctx.requestMethod, ctx.path, response.status, startedAt, clock() - startedAt, ctx.trace, ctx.log);

@@ -45,6 +45,8 @@ export class Context {
   plan?: Plan;
   /** What this request was charged, for a refund. */
   charge?: Charge;
+  /** Set when the answer must not cost anything though the request was charged (a 429 past the per-client limit). */
+  refundCharge = false;
   /** The organization's report version, read with the charge (migration 010): kept answers this new are current. */
   reportsVersion?: number;
   /** Headers every response to this request carries (quota standing, for one). */

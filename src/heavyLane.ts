@@ -7,34 +7,39 @@ import type { ExclusivePool, Lent } from './exclusive.ts';
 import { ApiError } from './problem.ts';
 
 export type HeavyLane = {
-  /** Pipeline step before the charge: a client already running its limit is refused with 429, uncharged. */
-  admit(ctx: Context): void;
-  /** The request's own connection, given back when the answer is over: reused only if read to its end. */
+  /**
+   * The request's own connection, given back when the answer is over: reused only if read to its end. Asked for once
+   * a request knows it must read facts (a 304 never does); a client already running its limit is refused with 429,
+   * and its charge given back.
+   */
   connection(ctx: Context): Promise<Lent>;
 };
 
 export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
   const running = new Map<string, number>();
-  return {
-    admit(ctx) {
-      const clientId = ctx.principal!.clientId;
-      const now = running.get(clientId) ?? 0;
-      if (now >= perClient) {
-        throw new ApiError(
-          'rate-limit-exceeded',
-          `This client already has ${perClient} report data or export requests under way, the most it may run at once; retry when one has finished.`,
-          { retryAfterSeconds: 1 },
-        );
-      }
-      running.set(clientId, now + 1);
-      ctx.onDone(() => {
-        const left = running.get(clientId)! - 1;
-        if (left > 0) running.set(clientId, left);
-        else running.delete(clientId);
-      });
-    },
+  /** A client already running its limit of heavy requests is refused; otherwise it holds a place until done. */
+  function admit(ctx: Context) {
+    const clientId = ctx.principal!.clientId;
+    const now = running.get(clientId) ?? 0;
+    if (now >= perClient) {
+      ctx.refundCharge = true;
+      throw new ApiError(
+        'rate-limit-exceeded',
+        `This client already has ${perClient} report data or export requests under way, the most it may run at once; retry when one has finished.`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    running.set(clientId, now + 1);
+    ctx.onDone(() => {
+      const left = running.get(clientId)! - 1;
+      if (left > 0) running.set(clientId, left);
+      else running.delete(clientId);
+    });
+  }
 
+  return {
     async connection(ctx) {
+      admit(ctx);
       const deadline = ctx.deadline;
       let lent: Lent;
       try {
