@@ -35,15 +35,6 @@ const NOTHING_TO_END: StreamEnd = { done() {}, cancel() {} };
 /** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
 const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
-/** Dimension cells are text: neutralised, in place (the cells are the export's own). */
-export function neutraliseText(cells: Cells, dimensions: number): Cells {
-  for (let i = 0; i < dimensions; i++) {
-    const value = cells[i];
-    if (value !== null && value !== undefined) cells[i] = neutralised(String(value));
-  }
-  return cells;
-}
-
 /** One CSV record: text quoted where RFC 4180 needs it, numbers plainly, null as an empty cell. */
 export function csvRecord(cells: Cells, dimensions: number): string {
   let line = '';
@@ -148,7 +139,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
       for await (const batch of sheet.rows) {
         if (batch instanceof Uint8Array) await write(batch);
         else for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
-          await write(batch.slice(i, i + SHEET_CHUNK_ROWS).map((cells) => neutraliseText(cells, keys.length)));
+          // Text as it is: an inline string is never evaluated, so CSV's formula guard has no place here (migration 016).
+          await write(batch.slice(i, i + SHEET_CHUNK_ROWS));
         }
         if (stopped) return;
       }
