@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cellStyles } from '../src/reportData/sheetLayout.ts';
 import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/reportData/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/reportData/rendered.ts';
 import { sheetRow } from '../src/reportData/sheetRow.ts';
@@ -33,7 +34,7 @@ async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
     const cells: unknown[] = KEYS.map((key) => row[key]);
     writeMetrics(row, metrics, cells, KEYS.length);
     // Data rows follow the header: row 2 onwards in a sheet.
-    return sheetRow(i + 1, cells);
+    return sheetRow(i + 1, cells, cellStyles(KEYS.length, metrics.map((metric) => metric.kind)));
   });
   return { sql: rendered.map((r) => r.line), cells: fromCells };
 }
@@ -69,7 +70,7 @@ const row = fc.record({
   video_views: denominator,
   video_completions: number,
 });
-const metrics = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false })));
+const metrics = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false, kind: SYSTEM_METRICS[n].kind })));
 
 it('xlsx: every row as PostgreSQL renders it equals the row written from its cells', async ({ t }) => {
   await fc.assert(

@@ -14,7 +14,7 @@ select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
                   order by rs.segment_id)
          from report_segments rs where rs.report_id = r.id), '[]') as segments,
        coalesce((
-         select json_agg(json_build_object('name', m.name, 'formula', m.formula) order by m.name)
+         select json_agg(json_build_object('name', m.name, 'formula', m.formula, 'kind', m.kind) order by m.name)
          from custom_metrics m where m.organization_id = r.organization_id), '[]') as custom_metrics
 from reports r
 where r.id = $1 and r.organization_id = $2 and ($3::boolean or r.id = any($4::uuid[]))

@@ -2,6 +2,7 @@
 import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
 import { sheetRow } from './sheetRow.ts';
+import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
 import { csvField } from '../csv.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import type { Grouping } from './params.ts';
@@ -25,7 +26,14 @@ const DIMENSION_TITLES: Record<string, string> = {
  * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric
  * values, in header order) or their bytes in the file's format, rendered by PostgreSQL (rendered.ts).
  */
-export type Sheet = { grouping: Grouping; metrics: string[]; displayNames: Map<string, string>; rows: AsyncIterable<Cells[] | Uint8Array> };
+export type Sheet = {
+  grouping: Grouping;
+  metrics: string[];
+  displayNames: Map<string, string>;
+  rows: AsyncIterable<Cells[] | Uint8Array>;
+  /** Each metric's kind, for its XLSX display format (sheetLayout.ts). */
+  kinds?: (string | undefined)[];
+};
 
 /** done: the file is complete or failed; cancel: the client went away, so stop the query. */
 export type StreamEnd = { done(): void; cancel(): void };
@@ -101,6 +109,9 @@ type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(erro
  */
 export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
   const keys = DIMENSION_KEYS[sheet.grouping];
+  const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
+  const styles = cellStyles(keys.length, sheet.kinds ?? []);
+  useSheetLayout(header);
   const workbook = new XLSXTransformStream() as unknown as { zip: Archive; rowTransform: Transform & { rowCount: number } };
   const zip = workbook.zip;
   zip.removeAllListeners('data');
@@ -115,7 +126,10 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
   rows._transform = (batch: unknown[][] | Uint8Array, _encoding, callback) => {
     if (batch instanceof Uint8Array) return callback(null, batch);
     let xml = '';
-    for (const values of batch) xml += sheetRow(rows.rowCount++, values);
+    for (const values of batch) {
+      const index = rows.rowCount++;
+      xml += sheetRow(index, values, index === 0 ? headerStyles(values.length) : styles);
+    }
     callback(null, xml);
   };
   // Its object-mode buffers would hold 16 chunks a side: rows waiting that long outlive V8's young generation,
@@ -123,7 +137,6 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
   const state = rows as unknown as { _writableState: { highWaterMark: number }; _readableState: { highWaterMark: number } };
   state._writableState.highWaterMark = 1;
   state._readableState.highWaterMark = 1;
-  const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   let stopped = false;
   // A write past the buffer waits for it to drain, or for the stream to close when the client has gone.
   const write = (batch: unknown[][] | Uint8Array) => {

@@ -59,16 +59,17 @@ export const SYSTEM_METRICS: Record<string, SystemMetric> = {
   completion_rate: ratio('percent', false, 'video_completions', 'video_views', 100),
 };
 
-export type CustomMetric = { name: string; formula: string };
+export type CustomMetric = { name: string; formula: string; kind?: string };
 
 /** A metric the request may return: a system one, or a custom one with its parsed formula. */
-export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula };
+/** kind: money, count, percent, ratio or decimal (spec §2.6), which sets an XLSX cell's display format. */
+export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula; kind?: string };
 
 /** Every metric name an organization knows, with what it needs; a custom formula that cannot be parsed yields null. */
 export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan> {
   const catalogue = new Map<string, MetricPlan>();
-  for (const [name, metric] of Object.entries(SYSTEM_METRICS)) catalogue.set(name, { name, conversionDerived: metric.conversionDerived });
-  for (const { name, formula } of custom) {
+  for (const [name, metric] of Object.entries(SYSTEM_METRICS)) catalogue.set(name, { name, conversionDerived: metric.conversionDerived, kind: metric.kind });
+  for (const { name, formula, kind } of custom) {
     if (catalogue.has(name)) continue;
     let tree: Formula;
     try {
@@ -78,7 +79,7 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
     }
     // A formula over a conversion metric is itself conversion-derived: a plan without them must not see it.
     const derived = references(tree).some((ref) => SYSTEM_METRICS[ref]?.conversionDerived ?? false);
-    catalogue.set(name, { name, conversionDerived: derived, formula: tree });
+    catalogue.set(name, { name, conversionDerived: derived, formula: tree, kind });
   }
   return catalogue;
 }

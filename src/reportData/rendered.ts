@@ -11,7 +11,8 @@
 import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
 import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
-import { column } from './sheetRow.ts';
+import { column, styleAttribute } from './sheetRow.ts';
+import { cellStyles } from './sheetLayout.ts';
 
 export type RenderedFormat = 'xlsx' | 'json';
 
@@ -52,6 +53,7 @@ export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
  */
 export function renderedQuery(source: string, grouping: Grouping, metrics: MetricPlan[], format: RenderedFormat, name = 'rows'): string {
   const keys = DIMENSION_KEYS[grouping];
+  const styles = cellStyles(keys.length, metrics.map((metric) => metric.kind));
   const values = [
     ...keys.map((key, i) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text as d${i}`),
     ...metrics.map((metric, i) => `${tidySql(SYSTEM_METRICS[metric.name].sql)} as m${i}`),
@@ -62,7 +64,7 @@ export function renderedQuery(source: string, grouping: Grouping, metrics: Metri
     xlsx: () =>
       [
         ...keys.map((key, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`),
-        ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '" t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
+        ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
       ].join(' || '),
     // One element of the data endpoint's rows (DataRow): JSON.stringify writes a number as String(number) does.
     json: () =>

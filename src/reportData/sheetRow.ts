@@ -17,16 +17,20 @@ const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 const escapeText = (text: string) => text.replace(NOT_XML, '').replace(/[&<>]/g, (c) => ESCAPES[c]);
 
-export function sheetRow(index: number, values: readonly unknown[]): string {
+/** The attribute naming a cell's style (sheetLayout.ts), none for the default. */
+export const styleAttribute = (style: number | undefined) => (style ? ` s="${style}"` : '');
+
+/** styles: each column's style index (sheetLayout.ts), or none. */
+export function sheetRow(index: number, values: readonly unknown[], styles?: readonly number[]): string {
   const r = index + 1;
   let xml = `<row r="${r}">`;
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
     if (value === null || value === undefined || value === '') continue;
-    const ref = `${column(i)}${r}`;
+    const ref = `${column(i)}${r}"${styleAttribute(styles?.[i])}`;
     xml += typeof value === 'number'
-      ? `<c r="${ref}" t="n"><v>${value}</v></c>`
-      : `<c r="${ref}" t="inlineStr"><is><t>${escapeText(String(value))}</t></is></c>`;
+      ? `<c r="${ref} t="n"><v>${value}</v></c>`
+      : `<c r="${ref} t="inlineStr"><is><t>${escapeText(String(value))}</t></is></c>`;
   }
   return `${xml}</row>`;
 }
