@@ -7,6 +7,12 @@ import { parseRates, RatesError } from '../src/fx/rates.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { HEADER, importCsv } from './support/importFixture.ts';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { freshDatabaseUrl, onPostgres } from './support/database.ts';
+import { command, temporaryDir } from './support/server.ts';
 
 const ECB_HISTORY = [
   'Date,USD,JPY,CHF,GBP,CYP,',
@@ -156,5 +162,32 @@ it('a bad file is refused whole: first bad line named, exit 2, nothing written',
   assert.match(out.stderr, /--file: line 3: usd_per_unit "x"/);
   assert.is((await t.db.sql`select count(*)::int as n from fx_rates`)[0].n, before);
 }));
+
+it('through the real command line: a .gz file through gunzip, and - for standard input', async () => {
+  const dir = temporaryDir();
+  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) };
+  delete env.FORCE_COLOR;
+  const [cmd, base] = command('node', 'src/cli.ts');
+  try {
+    const gz = join(dir.path, 'eurofxref-hist.csv.gz');
+    writeFileSync(gz, gzipSync(ECB_HISTORY));
+    const fromGz = spawnSync(cmd, [...base, 'fx', 'import', '--file', gz, '--json'], { env, encoding: 'utf8' });
+    assert.is(fromGz.status, 0, fromGz.stderr);
+    assert.equal(JSON.parse(fromGz.stdout).currencies, ['CHF', 'EUR', 'GBP', 'JPY']);
+    const fromStdin = spawnSync(cmd, [...base, 'fx', 'import', '--file', '-'], { env, encoding: 'utf8', input: ECB_DAILY });
+    assert.is(fromStdin.status, 0, fromStdin.stderr);
+    assert.match(fromStdin.stdout, /^4 rates of 4 currencies over 1 day imported \(CHF, EUR, GBP, JPY\)/);
+    const listed = spawnSync(cmd, [...base, 'fx', 'list', '--json'], { env, encoding: 'utf8' });
+    const eur = JSON.parse(listed.stdout).currencies.find((c: { currency: string }) => c.currency === 'EUR');
+    assert.equal([eur.first, eur.last, eur.days, eur.source], ['2026-01-05', '2026-01-09', 4, 'import']);
+    const bad = spawnSync(cmd, [...base, 'fx', 'import', '--file', '-'], { env, encoding: 'utf8', input: 'Date,USD\n2026-13-01,1.1\n' });
+    assert.is(bad.status, 2);
+    assert.match(bad.stderr, /readout: --file: line 2: "2026-13-01" is not a date/);
+  } finally {
+    dir.remove();
+    await fresh?.drop();
+  }
+});
 
 it.run();

@@ -58,7 +58,7 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: str
   return {
     ...result(
       { currencies, days, rows: written, warnings },
-      `${written} rates of ${currencies.length} currencies over ${days} days imported (${currencies.join(', ')})`,
+      `${written} rates of ${currencies.length} currencies over ${days} ${days === 1 ? 'day' : 'days'} imported (${currencies.join(', ')})`,
     ),
     warnings,
   };
