@@ -59,6 +59,7 @@ export class Context {
   streaming = false;
   /** What to give back once the answer is over: sent, cut or given up (a connection, a client's slot). */
   private cleanups: (() => void)[] | undefined = undefined;
+  private over = false;
 
   constructor(request: IncomingRequest, trace: Trace, startedAt: number, signal: () => AbortSignal) {
     this.method = request.method === 'HEAD' ? 'GET' : request.method;
@@ -76,13 +77,19 @@ export class Context {
     return this.signal();
   }
 
-  /** Runs fn once the answer is over. */
+  /** Runs fn once the answer is over, or at once if it is: a route the deadline answered for may still be running. */
   onDone(fn: () => void): void {
-    (this.cleanups ??= []).push(fn);
+    if (!this.over) (this.cleanups ??= []).push(fn);
+    else {
+      try {
+        fn();
+      } catch {}
+    }
   }
 
   /** The answer is over: everything held for it is given back, latest first, once. */
   done(): void {
+    this.over = true;
     const cleanups = this.cleanups;
     this.cleanups = undefined;
     if (!cleanups) return;

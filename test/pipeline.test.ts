@@ -4,7 +4,7 @@ import { requestLine, requestLineText } from '../src/app.ts';
 import { traceFrom } from '../src/trace.ts';
 import { readQuery } from '../src/queryParams.ts';
 import { pagingEntries } from '../src/paging.ts';
-import { pathOf, type Context } from '../src/context.ts';
+import { createContext, pathOf, type Context } from '../src/context.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');
@@ -158,6 +158,19 @@ it('one JSON log line per request with the DECISIONS §8 fields', async ({ t }) 
   for (const key of ['time', 'method', 'path', 'status', 'ms', 'clientId', 'traceId', 'cost']) assert.ok(key in line, key);
   assert.is(line.path, '/v1/health');
   assert.is(line.status, 200);
+});
+
+it('what a route takes after its answer is over (the deadline answered for it) is given back at once, not held', () => {
+  const ctx = createContext({ method: 'GET', url: 'http://x/v1/reports', headers: new Headers(), body: null }, traceFrom(null), 0);
+  const given: string[] = [];
+  ctx.onDone(() => given.push('first'));
+  ctx.done();
+  assert.equal(given, ['first']);
+  // A route still running when the deadline answered takes a connection or a client's place afterwards.
+  ctx.onDone(() => given.push('late'));
+  assert.equal(given, ['first', 'late']);
+  ctx.done();
+  assert.equal(given, ['first', 'late'], 'each once');
 });
 
 it.run();
