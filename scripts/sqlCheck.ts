@@ -25,7 +25,10 @@ async function broken(db: Database, where: string): Promise<string[]> {
       for (const file of [...STAGING, ...files.filter((f) => !STAGING.includes(f))]) {
         const text = readFileSync(join(dir, file), 'utf8');
         try {
-          await tx.savepoint((sp) => (STAGING.includes(file) ? sp.unsafe(text) : sp.unsafe(text).describe()));
+          await tx.savepoint(async (sp) => {
+            if (STAGING.includes(file)) await sp.unsafe(text);
+            else await sp.unsafe(text).describe();
+          });
         } catch (error) {
           lines.push(`${join(dir, file)}: ${where}: ${error instanceof Error ? error.message : String(error)}`);
         }
