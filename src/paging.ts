@@ -1,7 +1,7 @@
 // The paging envelope of spec §2.1 and its parameters (spec §4.3).
 import * as v from 'valibot';
 import type { Sql } from './database.ts';
-import { query } from './queries.ts';
+import { query, type QueryName } from './queries.ts';
 import { wholeNumber } from './queryParams.ts';
 import { json } from './respond.ts';
 
@@ -18,7 +18,7 @@ export type Paging = { page: number; pageSize: number };
  * Runs a list query and answers the envelope. List queries take the page and page size as $1 and $2 and
  * return one row: `total` (every match) and `items` (the page, already in the response's shape).
  */
-export async function listPage(sql: Sql, name: string, paging: Paging, params: (string | number | boolean | null | string[])[] = []) {
+export async function listPage(sql: Sql, name: QueryName, paging: Paging, params: (string | number | boolean | null | string[])[] = []) {
   const [row] = await query<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
   return json(envelope(paging, row));
 }

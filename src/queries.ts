@@ -1,10 +1,11 @@
 // Runs the named queries of sql/queries; the function is named after the file, the connection passed in.
 import type { Sql } from './database.ts';
+import type { QueryName } from './queryNames.ts';
 import { queryTexts } from './sqlFiles.ts';
 
 const texts = queryTexts();
 
-export type QueryName = string;
+export type { QueryName };
 /** A pool or a transaction: anything that runs a statement. */
 export type Queryable = Pick<Sql, 'unsafe'>;
 type Param = string | number | boolean | null | Date | string[] | number[];

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { QueryName } from '../src/queryNames.ts';
 import { skipped } from './support/skip.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
@@ -455,7 +456,7 @@ const planning = suite('query planning');
 planning('report data queries are planned for each call; the small ones stay prepared', () => {
   let last: boolean | undefined;
   const recorder = { unsafe: (_text: string, _params: unknown, options: { prepare: boolean }) => ((last = options.prepare), []) };
-  const prepared = (name: string) => {
+  const prepared = (name: QueryName) => {
     query(recorder as never, name, []);
     return last;
   };

@@ -20,7 +20,7 @@ async function allowListFlag(sql: Sql, name: string, value: string | undefined, 
   if (value === undefined || value === '') return { all: false, ids: [] as string[] };
   if (value === 'all') return { all: true, ids: [] as string[] };
   const ids = [...new Set(value.split(',').map((id) => uuidFlag(name, id.trim())))];
-  const found = await query<{ id: string }>(sql, `find-organization-${table.replace('_', '-')}`, [org, ids]);
+  const found = await query<{ id: string }>(sql, table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts', [org, ids]);
   const missing = ids.filter((id) => !found.some((row) => row.id === id));
   if (missing.length) throw new UsageError(`--${name}: not in organization ${org}: ${missing.join(', ')}`);
   return { all: false, ids };

@@ -4,6 +4,7 @@ import type { Sql } from '../database.ts';
 import { beforeDeadline, requestTimeout } from '../deadline.ts';
 import type { Lent } from '../exclusive.ts';
 import { inlinedQueryText, query, queryText } from '../queries.ts';
+import type { QueryName } from '../queryNames.ts';
 import { CopyCsv, copyCsvStatement } from './copyCsv.ts';
 import { nextChunk, type CopyOut } from './copyOut.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
@@ -40,8 +41,17 @@ const days = (range: { from: string; to: string }) => (Date.parse(range.to) - Da
  * convert reads the facts directly, one join PostgreSQL can share among parallel workers. It needs the CSV export's
  * planner settings (EXPORT_SETTINGS, copyCsv.ts); without them PostgreSQL plans it far slower for many creatives.
  */
-export function groupingFile(grouping: PreparedData['grouping'], range: { from: string; to: string }, oneCurrency = false): string {
-  if (grouping !== 'video' && grouping !== 'creative') return `report-data-${grouping}`;
+/** Each grouping's query, but video and creative, which groupingFile picks by range. */
+const GROUPING_FILES = {
+  total: 'report-data-total',
+  campaign: 'report-data-campaign',
+  segment: 'report-data-segment',
+  month: 'report-data-month',
+  'ad-account': 'report-data-ad-account',
+} as const satisfies Partial<Record<PreparedData['grouping'], QueryName>>;
+
+export function groupingFile(grouping: PreparedData['grouping'], range: { from: string; to: string }, oneCurrency = false): QueryName {
+  if (grouping !== 'video' && grouping !== 'creative') return GROUPING_FILES[grouping];
   if (days(range) >= SUM_CREATIVES_FIRST_DAYS) return 'report-data-creative-summed';
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
 }
