@@ -1,18 +1,13 @@
 // Bearer authentication and scope checks (spec §5, §7): every failure looks the same from outside.
 import type { Principal, TokenVerifier } from './accessTokens.ts';
 import type { Context } from './context.ts';
-import { ApiError } from './problem.ts';
+import { ApiError, invalidToken } from './problem.ts';
 import type { Revocations } from './revocations.ts';
 import type { Scope } from './scopes.ts';
 import { whenReady } from './whenReady.ts';
 
 // RFC 6750 §2.1: b64token syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
-const invalidToken = () =>
-  new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
-    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-  });
 
 export function authenticate(verify: TokenVerifier, revoked: Revocations, clock: () => number) {
   // A busy client sends the same header with every request. Compared whole with the last one verified, it skips the

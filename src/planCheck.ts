@@ -1,18 +1,13 @@
 // The plan and lock steps of the pipeline (spec §3, §7): billing unknown, a plan without API, a locked subscription.
 import type { Context } from './context.ts';
 import type { Plans } from './plans.ts';
-import { ApiError } from './problem.ts';
-import { planFeatureRequired, subscriptionLocked } from './quota.ts';
+import { billingUnavailable, planFeatureRequired, subscriptionLocked } from './problem.ts';
 import { whenReady } from './whenReady.ts';
 
 export function requirePlan(plans: Plans) {
   return function withPlan(ctx: Context): void | Promise<void> {
     return whenReady(plans.standing(ctx.principal!.organizationId), ({ plan }) => {
-      if (!plan) {
-        throw new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', {
-          retryAfterSeconds: 60,
-        });
-      }
+      if (!plan) throw billingUnavailable();
       if (!plan.publicApi) throw planFeatureRequired(plan.name);
       ctx.plan = plan;
     });

@@ -66,3 +66,21 @@ export function problemDocument(error: ApiError, context: ProblemContext): { sta
   };
   return { status: body.status, headers, body: JSON.stringify(body) };
 }
+
+// Problems raised in more than one place, made by one named factory each.
+
+/** Spec §5 rule 6: every 401 is the same, whatever the cause. */
+export const invalidToken = () =>
+  new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
+    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+  });
+
+/** Spec §3: no plan, not even a snapshot; retry in a minute. */
+export const billingUnavailable = () =>
+  new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', { retryAfterSeconds: 60 });
+
+/** DECISIONS §3: the detail names the plan. */
+export const planFeatureRequired = (planName = 'current') => new ApiError('plan-feature-required', `The ${planName} plan does not include API access.`);
+
+export const subscriptionLocked = () =>
+  new ApiError('subscription-locked', 'The subscription is over its plan limits and read-locked; only /v1/me answers.');

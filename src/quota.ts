@@ -1,7 +1,7 @@
 // The hourly quota (DECISIONS §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from './context.ts';
 import type { Sql } from './database.ts';
-import { ApiError } from './problem.ts';
+import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from './problem.ts';
 import { query } from './queries.ts';
 import { withTimeout } from './timeout.ts';
 
@@ -26,11 +26,6 @@ const unavailable = () =>
     retryAfterSeconds: UNAVAILABLE_RETRY_S,
   });
 
-export const planFeatureRequired = (planName = 'current') =>
-  new ApiError('plan-feature-required', `The ${planName} plan does not include API access.`);
-
-export const subscriptionLocked = () =>
-  new ApiError('subscription-locked', 'The subscription is over its plan limits and read-locked; only /v1/me answers.');
 
 /** leased: spent from this process's lease, so a refund goes back into it while it lasts. */
 export type Charge = { window: number; cost: number; leased?: boolean };
@@ -310,11 +305,9 @@ export function quota(sql: Sql, clock: () => number): Quota {
           { retryAfterSeconds: secondsToReset(now) },
         );
       case 'revoked':
-        throw new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
-          headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-        });
+        throw invalidToken();
       default:
-        throw new ApiError('billing-unavailable', 'The plan could not be established.', { retryAfterSeconds: 60 });
+        throw billingUnavailable();
     }
   }
 
