@@ -30,7 +30,7 @@ export const TokenResponse = v.object({
 });
 
 export const TokenError = v.object({
-  error: v.picklist(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope']),
+  error: v.picklist(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable', 'server_error']),
   error_description: v.string(),
 });
 
