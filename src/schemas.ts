@@ -1,6 +1,6 @@
 // The response bodies as valibot schemas: the types the handlers answer with, checked against spec/openapi.json.
 import * as v from 'valibot';
-import { PLATFORMS } from './routes/adAccounts.ts';
+import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from './dataModel.ts';
 import { GROUPINGS } from './reportData/params.ts';
 import { SCOPES } from './scopes.ts';
 
@@ -56,7 +56,7 @@ export const AdAccount = v.object({
   name: v.string(),
   currency,
   timeZone: v.string(),
-  connectionStatus: v.picklist(['ok', 'expired', 'permission-lost']),
+  connectionStatus: v.picklist(CONNECTION_STATUSES),
   lastFetchedAt: v.nullable(dateTime),
 });
 
@@ -66,7 +66,7 @@ export const Campaign = v.object({
   adAccountId: uuid,
   externalId: v.string(),
   name: v.string(),
-  status: v.picklist(['active', 'paused', 'archived']),
+  status: v.picklist(CAMPAIGN_STATUSES),
   platform: v.picklist(PLATFORMS),
 });
 
@@ -75,7 +75,7 @@ export const Segment = v.object({ id: uuid, organizationId: uuid, name: v.string
 export const Metric = v.object({
   name: v.string(),
   displayName: v.string(),
-  kind: v.picklist(['money', 'count', 'percent', 'ratio', 'decimal']),
+  kind: v.picklist(METRIC_KINDS),
   unit: v.string(),
   system: v.boolean(),
   conversionDerived: v.boolean(),
@@ -88,7 +88,7 @@ export const Report = v.object({
   organizationId: uuid,
   name: v.string(),
   description: v.string(),
-  kind: v.picklist(['standard', 'segment', 'months']),
+  kind: v.picklist(REPORT_KINDS),
   currency,
   adAccountIds: v.array(uuid),
   segmentIds: v.array(uuid),

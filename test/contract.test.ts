@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { PROBLEM_TYPES } from '../src/problem.ts';
-import { PLATFORMS } from '../src/routes/adAccounts.ts';
+import { PLATFORMS } from '../src/dataModel.ts';
 import { GROUPINGS } from '../src/reportData/params.ts';
 import { RESPONSE_SCHEMAS } from '../src/schemas.ts';
 import { SCOPES } from '../src/scopes.ts';

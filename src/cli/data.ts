@@ -2,7 +2,7 @@
 import type { Sql } from '../database.ts';
 import { CsvError, readCsv } from '../csv.ts';
 import { query, type Queryable } from '../queries.ts';
-import { PLATFORMS } from '../routes/adAccounts.ts';
+import { CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
@@ -15,8 +15,8 @@ export const IMPORT_COLUMNS = [
   'conversion_value', 'video_views', 'video_completions',
 ] as const;
 
-const FORMATS = ['image', 'video', 'text', 'carousel'];
-const STATUSES = ['ok', 'expired', 'permission-lost'];
+const FORMATS: readonly string[] = CREATIVE_FORMATS;
+const STATUSES: readonly string[] = CONNECTION_STATUSES;
 const BATCH = 5000;
 
 type Staged = (string | number)[];

@@ -2,6 +2,7 @@
 import type { Sql } from '../database.ts';
 import { query, type Queryable } from '../queries.ts';
 import { SCOPES } from '../scopes.ts';
+import { CREATIVE_FORMATS } from '../dataModel.ts';
 import { hashSecret, newClientId, newClientSecret } from '../secrets.ts';
 import { readFlags, type Parsed } from './args.ts';
 import { result } from './output.ts';
@@ -29,7 +30,7 @@ const ACCOUNTS: Account[] = [
   { key: 'tiktok', platform: 'tiktok-ads', name: 'TikTok Ads', currency: 'USD', status: 'expired', campaigns: [
     ['Creator collabs', 'paused'], ['Spark ads', 'paused']] },
 ];
-const FORMATS = ['image', 'video', 'text', 'carousel'];
+const FORMATS = CREATIVE_FORMATS;
 const SEGMENTS: [string, string, (campaign: string) => boolean][] = [
   ['Brand', 'Campaigns that protect and grow the brand', (c) => /Brand|awareness|Creator/.test(c)],
   ['Performance', 'Campaigns measured on conversions', (c) => /search|Retargeting|Shopping|Prospecting|Webinar|Spark/i.test(c)],

@@ -4,8 +4,9 @@ import type { Context } from '../context.ts';
 import { ApiError } from '../problem.ts';
 import { readQuery } from '../queryParams.ts';
 
-export const GROUPINGS = ['total', 'campaign', 'segment', 'month', 'ad-account', 'video', 'creative'] as const;
-export type Grouping = (typeof GROUPINGS)[number];
+import { GROUPINGS, type Grouping } from '../dataModel.ts';
+
+export { GROUPINGS, type Grouping };
 
 export const MAX_SPAN_DAYS = 400;
 const DAY_MS = 86_400_000;

@@ -5,8 +5,7 @@ import type { Sql } from '../database.ts';
 import { listPage, pagingEntries } from '../paging.ts';
 import { readQuery } from '../queryParams.ts';
 import { allowList, ownOrganization } from '../visibility.ts';
-
-export const PLATFORMS = ['google-ads', 'meta-ads', 'linkedin-ads', 'microsoft-ads', 'tiktok-ads'] as const;
+import { PLATFORMS } from '../dataModel.ts';
 
 const AdAccountsQuery = {
   ...pagingEntries,
