@@ -5,7 +5,8 @@ import { authenticate, requireScope } from './authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './context.ts';
 import type { Sql } from './database.ts';
-import { isoTime, writeLine } from './logLines.ts';
+import { writeLine } from './logLines.ts';
+import { requestLine, requestLineText, type LogLine } from './requestLog.ts';
 import { requirePlan, requireUnlocked } from './planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './plans.ts';
 import { ApiError, problemDocument, problemResponse } from './problem.ts';
@@ -35,7 +36,7 @@ import { TimedOut } from './timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './exclusive.ts';
 import { heavyLane } from './heavyLane.ts';
 
-export type LogLine = Record<string, unknown>;
+export type { LogLine };
 
 export type AppDeps = {
   sql: Sql;
@@ -247,31 +248,6 @@ function inOrder(...steps: Step[]): Step {
   return function guards(ctx) {
     return from(ctx, 0);
   };
-}
-
-/** One log line a request, whichever way it was answered. */
-export function requestLine(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): LogLine {
-  return {
-    time: isoTime(startedAt),
-    method,
-    path,
-    status,
-    ms,
-    clientId: noted.clientId ?? null,
-    traceId: trace.traceId,
-    cost: noted.cost ?? 0,
-    ...(noted.error ? { error: noted.error } : {}),
-  };
-}
-
-/**
- * requestLine as the JSON text JSON.stringify would give, written out by hand: stringifying the object was most of
- * what a log line cost a cheap request. Only the strings that come from outside go through JSON.stringify.
- */
-export function requestLineText(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): string {
-  const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
-  const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';
-  return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${error}}`;
 }
 
 /** Enough of a context to answer and log a request whose own fields could not be read. */

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { requestLine, requestLineText } from '../src/app.ts';
+import { requestLine, requestLineText } from '../src/requestLog.ts';
 import { traceFrom } from '../src/trace.ts';
 import { readQuery } from '../src/queryParams.ts';
 import { pagingEntries } from '../src/paging.ts';

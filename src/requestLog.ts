@@ -1,0 +1,31 @@
+// One JSON log line a request (DECISIONS §8): time, method, path, status, ms, clientId, traceId, cost.
+import type { Context } from './context.ts';
+import { isoTime } from './logLines.ts';
+import type { Trace } from './trace.ts';
+
+export type LogLine = Record<string, unknown>;
+
+/** One log line a request, whichever way it was answered. */
+export function requestLine(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): LogLine {
+  return {
+    time: isoTime(startedAt),
+    method,
+    path,
+    status,
+    ms,
+    clientId: noted.clientId ?? null,
+    traceId: trace.traceId,
+    cost: noted.cost ?? 0,
+    ...(noted.error ? { error: noted.error } : {}),
+  };
+}
+
+/**
+ * requestLine as the JSON text JSON.stringify would give, written out by hand: stringifying the object was most of
+ * what a log line cost a cheap request. Only the strings that come from outside go through JSON.stringify.
+ */
+export function requestLineText(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): string {
+  const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
+  const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';
+  return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${error}}`;
+}
