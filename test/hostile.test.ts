@@ -61,7 +61,10 @@ it('any date outside 2000-01-01..2100-12-31 or not a day is a 400 naming it, bef
   const report = d.reports['Cross-channel performance'];
   const day = fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }));
   const text = ([y, m, dd]: [number, number, number]) => `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(dd).padStart(2, '0')}`;
-  const valid = (s: string) => s >= '2000-01-01' && s <= '2100-12-31' && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
+  const valid = (s: string) => {
+    const ms = Date.parse(`${s}T00:00:00Z`);
+    return s >= '2000-01-01' && s <= '2100-12-31' && !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === s;
+  };
   await fc.assert(
     fc.asyncProperty(fc.constantFrom('data', 'export.csv', 'export.xlsx'), day, fc.boolean(), async (path, from, which) => {
       const bad = text(from);
