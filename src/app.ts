@@ -10,6 +10,7 @@ import { requestLine, requestLineText, type LogLine } from './requestLog.ts';
 import { requirePlan, requireUnlocked } from './planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './plans.ts';
 import { ApiError, problemDocument, problemResponse } from './problem.ts';
+import { query } from './queries.ts';
 import { quota } from './quota.ts';
 import { respond } from './respond.ts';
 import { dataCost } from './reportData/scope.ts';
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): App {
   // pg_terminate_backend ends one of our own backends (same role): the way to stop a COPY blocked on its socket.
   const exclusive =
     deps.heavy ??
-    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => sql`select pg_terminate_backend(${pid})`, config.requestDeadlineMs + 5000);
+    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000);
   const lane = heavyLane(exclusive, config.heavyPerClient);
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),

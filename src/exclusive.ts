@@ -9,6 +9,7 @@
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
 import type { Sql } from './database.ts';
+import { query } from './queries.ts';
 
 /** What it takes to open one more connection like those of a pool. */
 export type ConnectionOptions = {
@@ -67,7 +68,7 @@ export class Lent {
   /** Learns its backend, so that it can be ended from outside; once per connection. */
   async identify(): Promise<void> {
     if (this.pid !== undefined) return;
-    const [row] = await this.sql`select pg_backend_pid() as pid, version() like '%PGlite%' as embedded`;
+    const [row] = await query<{ pid: number; embedded: boolean }>(this.sql, 'get-backend');
     this.pid = row.embedded ? null : row.pid;
   }
 

@@ -17,6 +17,7 @@ export type QueryName =
   | 'generate-entities'
   | 'generate-facts'
   | 'generate-fx-rates'
+  | 'get-backend'
   | 'get-nearest-secret-expiry'
   | 'get-organization'
   | 'get-organization-record'
@@ -57,4 +58,5 @@ export type QueryName =
   | 'set-plan'
   | 'set-subscription-lock'
   | 'stage-import-rows'
+  | 'terminate-backend'
   | 'upsert-fx-rates';
