@@ -102,8 +102,6 @@ export type ExclusivePool = {
   lend(signal: AbortSignal): Promise<Lent>;
   /** clean: its last exchange was read to the end, so the connection is idle; otherwise it is abandoned. */
   giveBack(lent: Lent, clean: boolean): void;
-  /** Connections lent now, and callers waiting for one. */
-  stats(): { lent: number; waiting: number };
   close(): Promise<void>;
 };
 
@@ -195,8 +193,6 @@ export function exclusivePool(connectionOptions: () => ConnectionOptions, size: 
       const next = waiting.shift();
       if (next) next.resolve(handOut());
     },
-
-    stats: () => ({ lent, waiting: waiting.length }),
 
     async close() {
       closed = true;

@@ -1,14 +1,11 @@
-// Reading a postgres.js COPY ... TO STDOUT stream chunk by chunk, and reading one given up on to its end.
+// Reading a postgres.js COPY ... TO STDOUT stream chunk by chunk.
 
 /** The parts of postgres.js's COPY stream (a Node Readable) used here. */
 export type CopyOut = {
   read(): Uint8Array | null;
   readonly readableEnded: boolean;
-  readonly destroyed: boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
   removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
-  resume(): unknown;
-  _read(size: number): void;
 };
 
 /** The COPY's next chunk, or null at its end; rejects with the query's error. */
@@ -31,21 +28,5 @@ export function nextChunk(stream: CopyOut): Promise<Uint8Array | null> {
     stream.on('end', onEnd);
     stream.on('error', settle);
     stream.on('close', onClose);
-  });
-}
-
-/**
- * Reads what is left of a COPY and drops it. postgres.js stops reading the connection while a COPY's stream is full,
- * and PostgreSQL waits on its socket before it sees a cancel: a COPY given up on must be read to its end, or the
- * connection would hang with it.
- */
-export function drain(stream: CopyOut): Promise<void> {
-  if (stream.destroyed || stream.readableEnded) return Promise.resolve();
-  return new Promise((resolve) => {
-    stream.on('error', () => {});
-    stream.on('close', () => resolve());
-    stream.on('end', () => resolve());
-    stream.on('data', () => {});
-    stream.resume();
   });
 }
