@@ -288,7 +288,7 @@ demo("the one-currency creative query answers as report-data-creative for the ac
 });
 
 demo("on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize", async ({ t, d }) => {
-  if (skipped(!onPostgres, 'reportData', `this test`, 'needs PostgreSQL: PGlite runs one process, no parallel workers to plan for')) return;
+  if (skipped(!onPostgres, 'reportData', 'a one-currency CSV export in parallel', 'needs PostgreSQL: PGlite runs one process, no parallel workers to plan for')) return;
   const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
   const accounts = (await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
                                    where ra.report_id = ${report.id} and a.currency = ${report.currency}`).map((r) => r.id as string);
