@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { runCommand } from '../src/cli/run.ts';
-import { openDatabase, type Sql } from '../src/database.ts';
-import { migrate } from '../src/migrate.ts';
-import { inlinedQueryText, query } from '../src/queries.ts';
-import { EXPORT_SETTINGS } from '../src/reportData/copyCsv.ts';
-import { groupingFile } from '../src/reportData/rows.ts';
+import { openDatabase, type Sql } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { inlinedQueryText, query } from '../src/store/queries.ts';
+import { EXPORT_SETTINGS } from '../src/report/export/copyCsv.ts';
+import { groupingFile } from '../src/report/rows.ts';
 
 const flag = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);

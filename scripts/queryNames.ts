@@ -1,4 +1,4 @@
-// npm run sql:names: writes src/queryNames.ts, the union of sql/queries' file names, so a query name is checked by tsc.
+// npm run sql:names: writes src/store/queryNames.ts, the union of sql/queries' file names, so a query name is checked by tsc.
 // test/queryNames.test.ts fails while the file is not current.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -14,4 +14,4 @@ export function queryNamesSource(): string {
 }
 
 // Run as a command (not imported by the test): write the file.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeFileSync('src/queryNames.ts', queryNamesSource());
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeFileSync('src/store/queryNames.ts', queryNamesSource());

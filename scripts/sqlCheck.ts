@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../src/database.ts';
-import { migrate } from '../src/migrate.ts';
+import { openDatabase, type Database } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: 'sql/queries' } } });
 const dir = values.dir!;

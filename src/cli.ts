@@ -5,8 +5,8 @@ import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './database.ts';
-import { migrate } from './migrate.ts';
+import { openDatabase } from './store/database.ts';
+import { migrate } from './store/migrate.ts';
 
 const argv = process.argv.slice(2);
 const fail = (code: number, message: string) => {

@@ -2,12 +2,12 @@
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase } from './database.ts';
-import { flushLines, writeLine } from './logLines.ts';
-import { migrate } from './migrate.ts';
+import { openDatabase } from './store/database.ts';
+import { flushLines, writeLine } from './http/logLines.ts';
+import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
 import { runCommand } from './cli/run.ts';
-import type { Sql } from './database.ts';
+import type { Sql } from './store/database.ts';
 
 type Demo = { organizationId: string; reportIds: string[]; clientId: string; clientSecret: string };
 

@@ -1,13 +1,13 @@
-// CSV records written from a binary COPY (src/reportData/copyCsv.ts) are byte for byte the records csvRecord writes
+// CSV records written from a binary COPY (src/report/export/copyCsv.ts) are byte for byte the records csvRecord writes
 // from the same rows' cells: the same file whichever path an export takes.
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CopyCsv, copyCsvStatement, writeTidied } from '../src/reportData/copyCsv.ts';
-import { csvRecord } from '../src/reportData/exportFormats.ts';
-import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/reportData/metrics.ts';
-import { parseFormula } from '../src/reportData/formula.ts';
-import { inlined } from '../src/queries.ts';
+import { CopyCsv, copyCsvStatement, writeTidied } from '../src/report/export/copyCsv.ts';
+import { csvRecord } from '../src/report/export/formats.ts';
+import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
+import { parseFormula } from '../src/report/formula.ts';
+import { inlined } from '../src/store/queries.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('CSV from binary COPY');

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readCsv } from '../src/csv.ts';
-import { csvStream, xlsxStream } from '../src/reportData/exportFormats.ts';
+import { readCsv } from '../src/report/export/csv.ts';
+import { csvStream, xlsxStream } from '../src/report/export/formats.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, getToken, tenant } from './support/fixtures.ts';

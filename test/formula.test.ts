@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evaluate, FormulaError, parseFormula } from '../src/reportData/formula.ts';
-import { rowMetrics, SYSTEM_METRICS, metricCatalogue } from '../src/reportData/metrics.ts';
+import { evaluate, FormulaError, parseFormula } from '../src/report/formula.ts';
+import { rowMetrics, SYSTEM_METRICS, metricCatalogue } from '../src/report/metrics.ts';
 
 const calc = (source: string, values: Record<string, number | null> = {}) => evaluate(parseFormula(source), values);
 

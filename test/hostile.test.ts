@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { PROBLEM_TYPES } from '../src/problem.ts';
+import { PROBLEM_TYPES } from '../src/http/problem.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
 

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../src/database.ts';
-import { migrate } from '../src/migrate.ts';
-import { migrationFiles } from '../src/sqlFiles.ts';
+import { openDatabase } from '../src/store/database.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { migrationFiles } from '../src/store/sqlFiles.ts';
 import { freshDatabase, type TestDatabase } from './support/database.ts';
 
 const it = suite<{ db: TestDatabase }>('migrations');

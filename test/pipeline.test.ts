@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { requestLine, requestLineText } from '../src/requestLog.ts';
-import { traceFrom } from '../src/trace.ts';
-import { readQuery } from '../src/queryParams.ts';
-import { pagingEntries } from '../src/paging.ts';
-import { createContext, pathOf, type Context } from '../src/context.ts';
+import { requestLine, requestLineText } from '../src/http/requestLog.ts';
+import { traceFrom } from '../src/http/trace.ts';
+import { readQuery } from '../src/http/queryParams.ts';
+import { pagingEntries } from '../src/http/paging.ts';
+import { createContext, pathOf, type Context } from '../src/http/context.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');

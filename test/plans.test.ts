@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { storePlanReader, type PlanReader } from '../src/plans.ts';
+import { storePlanReader, type PlanReader } from '../src/billing/plans.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, tenant } from './support/fixtures.ts';
 

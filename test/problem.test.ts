@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { ApiError, PROBLEM_TYPES, problemResponse } from '../src/problem.ts';
-import type { Sql } from '../src/database.ts';
+import { ApiError, PROBLEM_TYPES, problemResponse } from '../src/http/problem.ts';
+import type { Sql } from '../src/store/database.ts';
 
 const context = { problemsUrl: 'https://p.example/problems', instance: '/v1/x', traceId: 'a'.repeat(32) };
 

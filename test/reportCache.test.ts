@@ -2,7 +2,7 @@
 // while nothing changed, and any write to the reports, by whatever means, is seen by the next request.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reportCache } from '../src/reportCache.ts';
+import { reportCache } from '../src/report/reportCache.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer } from './support/fixtures.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';

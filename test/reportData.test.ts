@@ -1,15 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { QueryName } from '../src/queryNames.ts';
+import type { QueryName } from '../src/store/queryNames.ts';
 import { skipped } from './support/skip.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { inlinedQueryText, query, queryText } from '../src/queries.ts';
-import { EXPORT_SETTINGS } from '../src/reportData/copyCsv.ts';
-import { groupingFile } from '../src/reportData/rows.ts';
+import { inlinedQueryText, query, queryText } from '../src/store/queries.ts';
+import { EXPORT_SETTINGS } from '../src/report/export/copyCsv.ts';
+import { groupingFile } from '../src/report/rows.ts';
 
 type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
 const it = suite<Fixture>('report data on a known data set');

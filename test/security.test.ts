@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
-import { constantTimeEqual } from '../src/secrets.ts';
+import { constantTimeEqual } from '../src/auth/secrets.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
 import { bearer, cli, createClient, getToken, tokenRequest } from './support/fixtures.ts';

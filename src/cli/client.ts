@@ -1,8 +1,8 @@
 // `client create|list|revoke` and `client secret add|revoke`: API credentials; a secret is shown once, stored hashed.
-import type { Sql } from '../database.ts';
-import { query } from '../queries.ts';
-import { isScope, SCOPES } from '../scopes.ts';
-import { hashSecret, newClientId, newClientSecret } from '../secrets.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { isScope, SCOPES } from '../auth/scopes.ts';
+import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';

@@ -1,5 +1,5 @@
 // The operator commands of DECISIONS §10, by their words.
-import type { Sql } from '../database.ts';
+import type { Sql } from '../store/database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
 import { accountConnection, generate, importFile } from './data.ts';

@@ -1,9 +1,9 @@
 // `demo`: a deterministic demo organization (and a second one beside it) with 430 days of data, and its client.
-import type { Sql } from '../database.ts';
-import { query, type Queryable } from '../queries.ts';
-import { SCOPES } from '../scopes.ts';
+import type { Sql } from '../store/database.ts';
+import { query, type Queryable } from '../store/queries.ts';
+import { SCOPES } from '../auth/scopes.ts';
 import { CREATIVE_FORMATS } from '../dataModel.ts';
-import { hashSecret, newClientId, newClientSecret } from '../secrets.ts';
+import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
 import { readFlags, type Parsed } from './args.ts';
 import { result } from './output.ts';
 

@@ -1,6 +1,6 @@
 // `org create`, `plan set`, `subscription lock|unlock`: organizations and their one subscription.
-import type { Sql } from '../database.ts';
-import { query } from '../queries.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { result } from './output.ts';
 

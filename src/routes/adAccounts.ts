@@ -1,10 +1,10 @@
 // GET /v1/organizations/{id}/ad-accounts: cut by the ad-account allow-list, optionally by platform.
 import * as v from 'valibot';
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { listPage, pagingEntries } from '../paging.ts';
-import { readQuery } from '../queryParams.ts';
-import { allowList, ownOrganization } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { listPage, pagingEntries } from '../http/paging.ts';
+import { readQuery } from '../http/queryParams.ts';
+import { allowList, ownOrganization } from '../auth/visibility.ts';
 import { PLATFORMS } from '../dataModel.ts';
 
 const AdAccountsQuery = {

@@ -1,9 +1,9 @@
 // GET /v1/openapi.json, /v1/docs and /problems/{type}: the contract, for machines and for people. No token, no quota.
 import openapi from '../../spec/openapi.json' with { type: 'json' };
-import type { Context } from '../context.ts';
-import { renderDocs, renderProblem, renderProblemIndex, type ProblemTypeDoc } from '../docsPage.ts';
-import { ApiError } from '../problem.ts';
-import { JSON_TYPE, json, respond } from '../respond.ts';
+import type { Context } from '../http/context.ts';
+import { renderDocs, renderProblem, renderProblemIndex, type ProblemTypeDoc } from './docsPage.ts';
+import { ApiError } from '../http/problem.ts';
+import { JSON_TYPE, json, respond } from '../http/respond.ts';
 
 const problemTypes = openapi.components.schemas.Problem['x-problem-types'] as ProblemTypeDoc[];
 const html = (body: string) =>

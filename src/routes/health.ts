@@ -1,9 +1,9 @@
 // GET /v1/health: liveness, and whether the database answers (DECISIONS §8).
-import type { Sql } from '../database.ts';
-import { query } from '../queries.ts';
-import { JSON_TYPE, respond } from '../respond.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { JSON_TYPE, respond } from '../http/respond.ts';
 import type { DirectAnswer } from '../serve/types.ts';
-import { withTimeout } from '../timeout.ts';
+import { withTimeout } from '../store/timeout.ts';
 
 const HEALTH_TIMEOUT_MS = 2000;
 /** The database is asked at most this often; every caller in between shares the answer (and a check under way). */

@@ -1,12 +1,12 @@
 // GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (spec §2.4); never metered, always 200.
-import type { AllowList } from '../accessTokens.ts';
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import type { Plans } from '../plans.ts';
-import { query } from '../queries.ts';
-import { secondsToReset, type Quota } from '../quota.ts';
-import { json } from '../respond.ts';
-import { withTimeout } from '../timeout.ts';
+import type { AllowList } from '../auth/accessTokens.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import type { Plans } from '../billing/plans.ts';
+import { query } from '../store/queries.ts';
+import { secondsToReset, type Quota } from '../billing/quota/charging.ts';
+import { json } from '../http/respond.ts';
+import { withTimeout } from '../store/timeout.ts';
 
 /** /v1/me answers 200 whatever the store does, so none of its reads waits longer than this. */
 const READ_TIMEOUT_MS = 1000;

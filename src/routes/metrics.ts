@@ -1,9 +1,9 @@
 // GET /v1/metrics (system catalogue) and /v1/organizations/{id}/metrics (system plus custom), DECISIONS §5.
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { listPage, pagingEntries } from '../paging.ts';
-import { readQuery } from '../queryParams.ts';
-import { ownOrganization } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { listPage, pagingEntries } from '../http/paging.ts';
+import { readQuery } from '../http/queryParams.ts';
+import { ownOrganization } from '../auth/visibility.ts';
 
 export function metrics(sql: Sql) {
   return {

@@ -1,11 +1,11 @@
 // GET /v1/organizations (a list of one) and /v1/organizations/{id}.
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { listPage, pagingEntries } from '../paging.ts';
-import { query } from '../queries.ts';
-import { readQuery } from '../queryParams.ts';
-import { json } from '../respond.ts';
-import { notFound, ownOrganization } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { listPage, pagingEntries } from '../http/paging.ts';
+import { query } from '../store/queries.ts';
+import { readQuery } from '../http/queryParams.ts';
+import { json } from '../http/respond.ts';
+import { notFound, ownOrganization } from '../auth/visibility.ts';
 
 export function organizations(sql: Sql) {
   return {

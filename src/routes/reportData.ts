@@ -1,11 +1,11 @@
 // GET /v1/reports/{id}/data: the report's numbers (spec §2.5, §4.4, §4.5).
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import type { HeavyLane } from '../heavyLane.ts';
-import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
-import { dataRows, dayRange, jsonRows } from '../reportData/rows.ts';
-import { JSON_TYPE, json, jsonText, respond } from '../respond.ts';
-import { chunkStream, streamedResponse } from '../streamed.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import type { HeavyLane } from '../billing/heavyLane.ts';
+import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
+import { dataRows, dayRange, jsonRows } from '../report/rows.ts';
+import { JSON_TYPE, json, jsonText, respond } from '../http/respond.ts';
+import { chunkStream, streamedResponse } from '../http/streamed.ts';
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {

@@ -1,14 +1,14 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import type { HeavyLane } from '../heavyLane.ts';
-import { query } from '../queries.ts';
-import { csvStream, xlsxStream } from '../reportData/exportFormats.ts';
-import { notModified, prepareData, type PreparedData } from '../reportData/prepare.ts';
-import { dayRange, streamCells, streamCsv, streamSheetRows } from '../reportData/rows.ts';
-import { dataCost } from '../reportData/scope.ts';
-import { respond } from '../respond.ts';
-import { streamedResponse } from '../streamed.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import type { HeavyLane } from '../billing/heavyLane.ts';
+import { query } from '../store/queries.ts';
+import { csvStream, xlsxStream } from '../report/export/formats.ts';
+import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
+import { dayRange, streamCells, streamCsv, streamSheetRows } from '../report/rows.ts';
+import { dataCost } from '../report/scope.ts';
+import { respond } from '../http/respond.ts';
+import { streamedResponse } from '../http/streamed.ts';
 import { dataHeaders } from './reportData.ts';
 
 const FORMATS = {

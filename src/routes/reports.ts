@@ -1,13 +1,13 @@
 // GET /v1/reports (what this client may read; organizationId filter) and /v1/reports/{id} (one definition).
 import * as v from 'valibot';
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { envelope, listPage, pagingEntries, type ListRow } from '../paging.ts';
-import { query } from '../queries.ts';
-import { readQuery } from '../queryParams.ts';
-import { principalKey, reportCache } from '../reportCache.ts';
-import { jsonText } from '../respond.ts';
-import { allowList, notFound, pathId } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
+import { query } from '../store/queries.ts';
+import { readQuery } from '../http/queryParams.ts';
+import { principalKey, reportCache } from '../report/reportCache.ts';
+import { jsonText } from '../http/respond.ts';
+import { allowList, notFound, pathId } from '../auth/visibility.ts';
 
 const ReportsQuery = {
   ...pagingEntries,

@@ -1,14 +1,14 @@
 // POST /api/connect/token: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), errors per §5.2.
-import { issueAccessToken, type TokenGrant, type TokenIssuers } from '../accessTokens.ts';
-import { BodyTooLarge, readBodyText } from '../body.ts';
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { query } from '../queries.ts';
-import { json } from '../respond.ts';
-import { AUDIENCE, isScope, type Scope } from '../scopes.ts';
-import { secretMatches } from '../secrets.ts';
-import type { SigningKeys } from '../signingKeys.ts';
-import { TimedOut, withTimeout } from '../timeout.ts';
+import { issueAccessToken, type TokenGrant, type TokenIssuers } from '../auth/accessTokens.ts';
+import { BodyTooLarge, readBodyText } from '../http/body.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { json } from '../http/respond.ts';
+import { AUDIENCE, isScope, type Scope } from '../auth/scopes.ts';
+import { secretMatches } from '../auth/secrets.ts';
+import type { SigningKeys } from '../auth/signingKeys.ts';
+import { TimedOut, withTimeout } from '../store/timeout.ts';
 
 /** A body larger than this is refused unread, and the connection closed (DECISIONS §13). */
 export const TOKEN_BODY_LIMIT = 16 * 1024;

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
-import { useResponseClass } from '../respond.ts';
+import { useResponseClass } from '../http/respond.ts';
 import type { Handler, IncomingRequest, Serve } from './types.ts';
 
 /**

@@ -1,7 +1,7 @@
 // A fresh, migrated database for one test suite: in-memory PGlite, or a new database on TEST_DATABASE_URL.
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../../src/database.ts';
-import { migrate } from '../../src/migrate.ts';
+import { openDatabase, type Database } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 

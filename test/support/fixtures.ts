@@ -1,6 +1,6 @@
 // Organizations, clients and tokens for tests, made through the operator commands' own code.
 import { runCommand } from '../../src/cli/run.ts';
-import type { Sql } from '../../src/database.ts';
+import type { Sql } from '../../src/store/database.ts';
 import type { TestApp } from './app.ts';
 
 export async function cli(sql: Sql, argv: string[], now = Date.now()) {

@@ -1,8 +1,8 @@
 // The plan and lock steps of the pipeline (spec §3, §7): billing unknown, a plan without API, a locked subscription.
-import type { Context } from './context.ts';
+import type { Context } from '../http/context.ts';
 import type { Plans } from './plans.ts';
-import { billingUnavailable, planFeatureRequired, subscriptionLocked } from './problem.ts';
-import { whenReady } from './whenReady.ts';
+import { billingUnavailable, planFeatureRequired, subscriptionLocked } from '../http/problem.ts';
+import { whenReady } from '../http/whenReady.ts';
 
 export function requirePlan(plans: Plans) {
   return function withPlan(ctx: Context): void | Promise<void> {

@@ -3,10 +3,10 @@ import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
 import { sheetRow } from './sheetRow.ts';
 import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
-import { csvField } from '../csv.ts';
-import { DIMENSION_KEYS } from './dimensions.ts';
-import type { Grouping } from './params.ts';
-import type { Cells } from './rows.ts';
+import { csvField } from './csv.ts';
+import { DIMENSION_KEYS } from '../dimensions.ts';
+import type { Grouping } from '../params.ts';
+import type { Cells } from '../rows.ts';
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',

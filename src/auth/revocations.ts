@@ -1,7 +1,7 @@
 // Which clients are revoked, as every process must know within one second (spec §5 rule 7).
-import type { Sql } from './database.ts';
-import { query } from './queries.ts';
-import { withTimeout } from './timeout.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { withTimeout } from '../store/timeout.ts';
 
 /** A list this young is used as is; older, it is refreshed behind the request; past MAX_AGE the request waits. */
 const REFRESH_AFTER_MS = 250;

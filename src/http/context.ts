@@ -1,8 +1,8 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
-import type { Principal } from './accessTokens.ts';
-import type { Plan } from './plans.ts';
-import type { Charge } from './quota.ts';
-import type { IncomingRequest } from './serve/types.ts';
+import type { Principal } from '../auth/accessTokens.ts';
+import type { Plan } from '../billing/plans.ts';
+import type { Charge } from '../billing/quota/charging.ts';
+import type { IncomingRequest } from '../serve/types.ts';
 import type { Trace } from './trace.ts';
 
 const never = new AbortController().signal;

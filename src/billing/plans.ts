@@ -1,7 +1,7 @@
 // The plan behind each organization, cached per process with the states of spec §3 (DECISIONS §3).
-import type { Sql } from './database.ts';
-import { query } from './queries.ts';
-import { withTimeout } from './timeout.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { withTimeout } from '../store/timeout.ts';
 
 export type Plan = {
   code: string;

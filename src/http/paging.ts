@@ -1,7 +1,7 @@
 // The paging envelope of spec §2.1 and its parameters (spec §4.3).
 import * as v from 'valibot';
-import type { Sql } from './database.ts';
-import { query, type QueryName } from './queries.ts';
+import type { Sql } from '../store/database.ts';
+import { query, type QueryName } from '../store/queries.ts';
 import { wholeNumber } from './queryParams.ts';
 import { json } from './respond.ts';
 

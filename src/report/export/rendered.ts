@@ -8,9 +8,9 @@
 // endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
-import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
-import { SYSTEM_METRICS, tidySql, type MetricPlan } from './metrics.ts';
-import type { Grouping } from './params.ts';
+import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
+import { SYSTEM_METRICS, tidySql, type MetricPlan } from '../metrics.ts';
+import type { Grouping } from '../params.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 

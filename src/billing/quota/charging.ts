@@ -1,9 +1,9 @@
 // The hourly quota (DECISIONS §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
-import type { Context } from './context.ts';
-import type { Sql } from './database.ts';
-import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from './problem.ts';
-import { query } from './queries.ts';
-import { withTimeout } from './timeout.ts';
+import type { Context } from '../../http/context.ts';
+import type { Sql } from '../../store/database.ts';
+import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from '../../http/problem.ts';
+import { query } from '../../store/queries.ts';
+import { withTimeout } from '../../store/timeout.ts';
 
 const HOUR_MS = 3600_000;
 /** A charge that takes longer than this is treated as a quota store that cannot be reached. */

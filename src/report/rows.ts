@@ -1,16 +1,16 @@
 // Runs the grouping's query and turns summed facts into rows of spec §2.5, sorted as asked.
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { beforeDeadline, requestTimeout } from '../deadline.ts';
-import type { Lent } from '../exclusive.ts';
-import { inlinedQueryText, query, queryText } from '../queries.ts';
-import type { QueryName } from '../queryNames.ts';
-import { CopyCsv, copyCsvStatement } from './copyCsv.ts';
-import { nextChunk, type CopyOut } from './copyOut.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
+import type { Lent } from '../store/exclusive.ts';
+import { inlinedQueryText, query, queryText } from '../store/queries.ts';
+import type { QueryName } from '../store/queryNames.ts';
+import { CopyCsv, copyCsvStatement } from './export/copyCsv.ts';
+import { nextChunk, type CopyOut } from './export/copyOut.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
 import type { PreparedData } from './prepare.ts';
-import { renderable, renderedQuery, type RenderedFormat } from './rendered.ts';
+import { renderable, renderedQuery, type RenderedFormat } from './export/rendered.ts';
 
 export type DataRow = { dimensions: Record<string, unknown>; metrics: Record<string, number | null> };
 

@@ -1,7 +1,7 @@
 // Report definitions and lists kept in memory, each with the organization's report version it was read at
 // (migration 010). A request's charge reads the current version in the same statement as the charge, so a kept
 // answer is used only when it is at least that new: never older than the charge, whoever changed the reports.
-import type { Principal } from './accessTokens.ts';
+import type { Principal } from '../auth/accessTokens.ts';
 
 /** The kept answers' keys and bodies, in UTF-16 code units: a few MB, whatever the number of clients and pages. */
 const MAX_CHARS = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 // Spec §4.6: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give empty pages.
 import type { AllowList } from './accessTokens.ts';
-import type { Context } from './context.ts';
-import { ApiError } from './problem.ts';
+import type { Context } from '../http/context.ts';
+import { ApiError } from '../http/problem.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,8 +1,8 @@
 // What a report data request reads: the report as this client may see it, loaded once per request.
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import { query } from '../queries.ts';
-import { allowList, isUuid } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
+import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { adAccountIdsForCost } from './params.ts';
 

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const sqlDir = fileURLToPath(new URL('../sql/', import.meta.url));
+const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
 
 export type SqlFile = { name: string; text: string };
 

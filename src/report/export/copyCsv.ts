@@ -7,9 +7,9 @@
 // use: PostgreSQL formats nothing, and the server copies the text and writes the ids and numbers here, byte by byte,
 // without a string or an object a row. The records are byte for byte what csvRecord (exportFormats.ts) writes from
 // the same row's cells (test/copyCsv.test.ts).
-import { DIMENSION_KEYS, UUID_KEYS } from './dimensions.ts';
-import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type BaseMetric, type MetricPlan, type Sums } from './metrics.ts';
-import type { Grouping } from './params.ts';
+import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
+import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type BaseMetric, type MetricPlan, type Sums } from '../metrics.ts';
+import type { Grouping } from '../params.ts';
 import { quoted, renderable } from './rendered.ts';
 
 const QUOTE = 0x22;

@@ -1,10 +1,10 @@
 // Bearer authentication and scope checks (spec §5, §7): every failure looks the same from outside.
 import type { Principal, TokenVerifier } from './accessTokens.ts';
-import type { Context } from './context.ts';
-import { ApiError, invalidToken } from './problem.ts';
+import type { Context } from '../http/context.ts';
+import { ApiError, invalidToken } from '../http/problem.ts';
 import type { Revocations } from './revocations.ts';
 import type { Scope } from './scopes.ts';
-import { whenReady } from './whenReady.ts';
+import { whenReady } from '../http/whenReady.ts';
 
 // RFC 6750 §2.1: b64token syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

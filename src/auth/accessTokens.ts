@@ -3,8 +3,8 @@ import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { AUDIENCE, isScope, type Scope } from './scopes.ts';
 import type { SigningKeys } from './signingKeys.ts';
-import type { Sql } from './database.ts';
-import { query } from './queries.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
 
 export type AllowList = readonly string[] | 'all';
 

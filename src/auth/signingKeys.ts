@@ -1,6 +1,6 @@
 // The HS256 keys that sign access tokens: kept in PostgreSQL so every process shares them, cached here.
-import type { Sql } from './database.ts';
-import { query } from './queries.ts';
+import type { Sql } from '../store/database.ts';
+import { query } from '../store/queries.ts';
 import { newKeyId, newSigningSecret } from './secrets.ts';
 
 type Key = { kid: string; secret: Uint8Array };

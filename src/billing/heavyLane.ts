@@ -1,10 +1,10 @@
 // Report data and exports: a bounded number at once per client, each on a connection of its own (DECISIONS §13).
 // Cheap requests (tokens, /v1/me, lists, definitions, charges, health) keep the shared pool to themselves, so they
 // never wait behind a download however many are open.
-import type { Context } from './context.ts';
-import { requestTimeout } from './deadline.ts';
-import type { ExclusivePool, Lent } from './exclusive.ts';
-import { ApiError } from './problem.ts';
+import type { Context } from '../http/context.ts';
+import { requestTimeout } from '../http/deadline.ts';
+import type { ExclusivePool, Lent } from '../store/exclusive.ts';
+import { ApiError } from '../http/problem.ts';
 
 export type HeavyLane = {
   /**

@@ -1,8 +1,8 @@
 // The parameters of /v1/reports/{id}/data and both exports (spec §4.4, DECISIONS §6), checked strictly.
 import * as v from 'valibot';
-import type { Context } from '../context.ts';
-import { ApiError } from '../problem.ts';
-import { readQuery } from '../queryParams.ts';
+import type { Context } from '../http/context.ts';
+import { ApiError } from '../http/problem.ts';
+import { readQuery } from '../http/queryParams.ts';
 
 import { GROUPINGS, type Grouping } from '../dataModel.ts';
 

@@ -1,8 +1,8 @@
 // The response bodies as valibot schemas: the types the handlers answer with, checked against spec/openapi.json.
 import * as v from 'valibot';
-import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from './dataModel.ts';
-import { GROUPINGS } from './reportData/params.ts';
-import { SCOPES } from './scopes.ts';
+import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from '../dataModel.ts';
+import { GROUPINGS } from '../report/params.ts';
+import { SCOPES } from '../auth/scopes.ts';
 
 const uuid = v.pipe(v.string(), v.uuid());
 const dateTime = v.pipe(v.string(), v.isoTimestamp());

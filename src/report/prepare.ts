@@ -1,10 +1,10 @@
 // Checks a data request against its report and works out everything the answer depends on (DECISIONS §6).
 import { createHash } from 'node:crypto';
-import type { Context } from '../context.ts';
-import type { Sql } from '../database.ts';
-import type { Plan } from '../plans.ts';
-import { ApiError } from '../problem.ts';
-import { notFound } from '../visibility.ts';
+import type { Context } from '../http/context.ts';
+import type { Sql } from '../store/database.ts';
+import type { Plan } from '../billing/plans.ts';
+import { ApiError } from '../http/problem.ts';
+import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import { readDataParams, type DataParams, type Grouping } from './params.ts';
 import { accountsInScope, reportScope, type ReportScope } from './scope.ts';
