@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CopyCsv, copyCsvStatement, writeTidied } from '../src/report/export/copyCsv.ts';
-import { csvRecord } from '../src/report/export/formats.ts';
+import { csvRecord } from '../src/report/export/csv.ts';
 import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { parseFormula } from '../src/report/formula.ts';
 import { inlined } from '../src/store/queries.ts';

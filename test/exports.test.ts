@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readCsv } from '../src/report/export/csv.ts';
-import { csvStream, xlsxStream } from '../src/report/export/formats.ts';
+import { readCsv } from '../src/cli/csv.ts';
+import { csvStream } from '../src/report/export/csv.ts';
+import { xlsxStream } from '../src/report/export/xlsx.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, getToken, tenant } from './support/fixtures.ts';

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCommand } from '../src/cli/run.ts';
-import { parseRates, RatesError } from '../src/report/fx.ts';
+import { parseRates, RatesError } from '../src/cli/rates.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { HEADER, importCsv } from './support/importFixture.ts';

@@ -1,6 +1,6 @@
 // `import`, `generate` and `account connection`: loading platform data (DECISIONS §10).
 import type { Sql } from '../store/database.ts';
-import { CsvError, readCsv } from '../report/export/csv.ts';
+import { CsvError, readCsv } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';

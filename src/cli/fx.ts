@@ -1,6 +1,6 @@
 // `fx import` and `fx list`: the exchange rates every organization's money is converted with (DECISIONS §11).
 import type { Sql } from '../store/database.ts';
-import { parseRates, RatesError } from '../report/fx.ts';
+import { parseRates, RatesError } from './rates.ts';
 import { query } from '../store/queries.ts';
 import { readFlags, UsageError, type Parsed } from './args.ts';
 import { result, type CommandResult } from './output.ts';

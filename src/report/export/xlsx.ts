@@ -1,12 +1,10 @@
-// The two export files of DECISIONS §7: CSV (RFC 4180) and an XLSX workbook of one sheet, both written as a stream.
+// XLSX exports (DECISIONS §7): a workbook of one sheet, written as a stream with backpressure to the database.
 import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
-import { sheetRow } from './sheetRow.ts';
-import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
-import { csvField } from './csv.ts';
 import { DIMENSION_KEYS } from '../dimensions.ts';
-import type { Grouping } from '../params.ts';
-import type { Cells } from '../rows.ts';
+import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
+import { NOTHING_TO_END, type Sheet, type StreamEnd } from './sheet.ts';
+import { sheetRow } from './sheetRow.ts';
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',
@@ -21,79 +19,6 @@ const DIMENSION_TITLES: Record<string, string> = {
   creativeId: 'Creative ID',
   creativeName: 'Creative',
 };
-
-/**
- * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric
- * values, in header order) or their bytes in the file's format, rendered by PostgreSQL (rendered.ts).
- */
-export type Sheet = {
-  grouping: Grouping;
-  metrics: string[];
-  displayNames: Map<string, string>;
-  rows: AsyncIterable<Cells[] | Uint8Array>;
-  /** Each metric's kind, for its XLSX display format (sheetLayout.ts). */
-  kinds?: (string | undefined)[];
-};
-
-/** done: the file is complete or failed; cancel: the client went away, so stop the query. */
-export type StreamEnd = { done(): void; cancel(): void };
-
-const NOTHING_TO_END: StreamEnd = { done() {}, cancel() {} };
-
-/** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
-const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
-
-/** One CSV record: text quoted where RFC 4180 needs it, numbers plainly, null as an empty cell. */
-export function csvRecord(cells: Cells, dimensions: number): string {
-  let line = '';
-  for (let i = 0; i < cells.length; i++) {
-    const value = cells[i];
-    if (i > 0) line += ',';
-    if (value === null || value === undefined) continue;
-    line += i < dimensions ? csvField(neutralised(String(value))) : String(value);
-  }
-  return `${line}\r\n`;
-}
-
-const encoder = new TextEncoder();
-
-/** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
-export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
-  const keys = DIMENSION_KEYS[sheet.grouping];
-  const iterator = sheet.rows[Symbol.asyncIterator]();
-  let header = true;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        if (header) {
-          header = false;
-          controller.enqueue(encoder.encode(`${[...keys, ...sheet.metrics].map(csvField).join(',')}\r\n`));
-          return;
-        }
-        const next = await iterator.next();
-        if (next.done) {
-          end.done();
-          controller.close();
-          return;
-        }
-        if (next.value instanceof Uint8Array) {
-          controller.enqueue(next.value);
-          return;
-        }
-        let text = '';
-        for (const cells of next.value) text += csvRecord(cells, keys.length);
-        controller.enqueue(encoder.encode(text));
-      } catch (error) {
-        end.done();
-        controller.error(error);
-      }
-    },
-    cancel() {
-      end.cancel();
-      void iterator.return?.(undefined)?.catch(() => {});
-    },
-  });
-}
 
 /** Rows rendered per write into the sheet stream: about 50 kB of XML a chunk. */
 const SHEET_CHUNK_ROWS = 200;
