@@ -5,11 +5,10 @@ import { authenticate, requireScope } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './http/context.ts';
 import type { Sql } from './store/database.ts';
-import { writeLine } from './http/logLines.ts';
-import { requestLine, requestLineText, type LogLine } from './http/requestLog.ts';
+import { requestLogger, type LogLine } from './http/requestLog.ts';
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
-import { ApiError, problemDocument, problemResponse } from './http/problem.ts';
+import { ApiError, problemResponse } from './http/problem.ts';
 import { query } from './store/queries.ts';
 import { quota } from './billing/quota/charging.ts';
 import { respond } from './http/respond.ts';
@@ -30,6 +29,7 @@ import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint, tokenFailure } from './routes/token.ts';
 import type { Scope } from './auth/scopes.ts';
+import { directAnswers } from './serve/direct.ts';
 import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/types.ts';
 import { signingKeys } from './auth/signingKeys.ts';
 import { traceFrom, type Trace } from './http/trace.ts';
@@ -72,10 +72,7 @@ export type Cost = number | ((ctx: Context) => Promise<number>);
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
   const clock = deps.clock ?? Date.now;
-  // Given a log, tests read each line as an object; the service writes the same line as text, by hand.
-  const logRequest: (...line: Parameters<typeof requestLine>) => void = deps.log
-    ? (...line) => deps.log!(requestLine(...line))
-    : (...line) => writeLine(requestLineText(...line));
+  const logRequest = requestLogger(deps.log);
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
   const meter = quota(sql, clock);
@@ -195,32 +192,7 @@ export function createApp(deps: AppDeps): App {
     return response;
   };
 
-  const direct: Direct = (method, url, traceparent) => {
-    if (method !== 'GET' || url !== '/v1/health') return undefined;
-    const answer = liveness.current();
-    if (!answer) return undefined;
-    const startedAt = clock();
-    const trace = traceFrom(traceparent ?? null);
-    logRequest(method, url, answer.status, startedAt, clock() - startedAt, trace, {});
-    return { status: answer.status, body: answer.body, headers: [...answer.headers, 'traceparent', trace.traceparent] };
-  };
-  /** Spec §7: a problem document even for what HTTP refused; 405 answers as not-found, as on every /v1 path. */
-  const refuse = (why: Malformed, method: string, path: string): DirectAnswer => {
-    const startedAt = clock();
-    const trace = traceFrom(null);
-    const error =
-      why === 'too-large'
-        ? new ApiError('invalid-parameter', 'The request line or header section is larger than the 16 KB this server reads.', { status: 431 })
-        : why === 'unknown-method'
-          ? path === '/api/connect/token'
-            ? new ApiError('invalid-parameter', `${method.slice(0, 32)} is not allowed here; the token endpoint answers POST only.`, { status: 405, headers: { allow: 'POST' } })
-            : new ApiError('not-found', `${method.slice(0, 32) || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`, { status: 405, headers: { allow: 'GET, HEAD' } })
-          : new ApiError('invalid-parameter', 'The request is not well-formed HTTP/1.1.');
-    const { status, headers, body } = problemDocument(error, { problemsUrl: config.problemsUrl, instance: path || '/', traceId: trace.traceId });
-    logRequest(method || 'UNKNOWN', path || '/', status, startedAt, clock() - startedAt, trace, {});
-    const length = String(new TextEncoder().encode(body).length);
-    return { status, body, headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', trace.traceparent] };
-  };
+  const { direct, refuse } = directAnswers({ liveness, logRequest, clock, problemsUrl: config.problemsUrl });
 
   return Object.assign(handle, {
     refuse,

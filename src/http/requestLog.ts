@@ -1,6 +1,6 @@
 // One JSON log line a request (DECISIONS §8): time, method, path, status, ms, clientId, traceId, cost.
 import type { Context } from './context.ts';
-import { isoTime } from './logLines.ts';
+import { isoTime, writeLine } from './logLines.ts';
 import type { Trace } from './trace.ts';
 
 export type LogLine = Record<string, unknown>;
@@ -28,4 +28,11 @@ export function requestLineText(method: string, path: string, status: number, st
   const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
   const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';
   return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${error}}`;
+}
+
+export type RequestLogger = (...line: Parameters<typeof requestLine>) => void;
+
+/** Given a log, tests read each line as an object; the service writes the same line as text, by hand. */
+export function requestLogger(log?: (line: LogLine) => void): RequestLogger {
+  return log ? (...line) => log(requestLine(...line)) : (...line) => writeLine(requestLineText(...line));
 }
