@@ -7,7 +7,7 @@ import { seedDemo, type DemoIds } from './support/demo.ts';
 type Ctx = { t: TestApp; d: DemoIds; get(path: string, token?: string): Promise<Response> };
 const it = suite<Ctx>('catalogue endpoints');
 it.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
   ctx.get = (path, token = ctx.d.token) => ctx.t.fetch(path, bearer(token));
 });
@@ -156,7 +156,7 @@ it.run();
 
 const seen = suite<Ctx & { limited: string }>('visibility (spec §4.6)');
 seen.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
   ctx.get = (path, token = ctx.d.token) => ctx.t.fetch(path, bearer(token));
   const client = await createClient(ctx.t.db.sql, ctx.d.org, {

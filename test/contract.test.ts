@@ -75,7 +75,7 @@ document.run();
 type Ctx = { t: TestApp; d: DemoIds };
 const live = suite<Ctx>('live responses match the document');
 live.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
 });
 live.after(async (ctx) => ctx.t.close());

@@ -9,7 +9,7 @@ import { seedDemo, type DemoIds } from './support/demo.ts';
 type Ctx = { t: TestApp; d: DemoIds; paths: string[] };
 const it = suite<Ctx>('hostile input');
 it.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', REQUEST_DEADLINE_MS: '5000' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', REQUEST_DEADLINE_MS: '5000' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
   await ctx.t.db.sql`update subscriptions set budget_override = 100000000`;
   const { d } = ctx;

@@ -10,7 +10,7 @@ import { seedDemo, type DemoIds } from './support/demo.ts';
 type Ctx = { t: TestApp; d: DemoIds; get(path: string): Promise<Response> };
 const it = suite<Ctx>('kept report answers');
 it.before.each(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
   ctx.get = (path) => ctx.t.fetch(path, bearer(ctx.d.token));
 });

@@ -219,7 +219,7 @@ it.run();
 
 const demo = suite<{ t: TestApp; d: DemoIds }>('report data on the demo organization');
 demo.before(async (ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '64' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '64' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
 });
 demo.after(async (ctx) => ctx.t.close());

@@ -9,7 +9,7 @@ import { bearer, cli, createClient, getToken, tokenRequest } from './support/fix
 
 type Ctx = { t: TestApp; d: DemoIds };
 const setup = async (ctx: Ctx) => {
-  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);
 };
 

@@ -12,12 +12,16 @@ export type Database = {
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
+  /** Embedded only: the data folder as a tarball, which `template` loads again (tests start from a migrated one). */
+  dump?: () => Promise<Blob>;
 };
 
 export type DatabaseOptions = {
   databaseUrl?: string;
   /** Embedded only: the folder; undefined keeps the database in memory (tests). */
   dataDir?: string;
+  /** Embedded only: a tarball of a data folder to start from, as dump() gives it, instead of an empty one. */
+  template?: Blob;
   /** postgres.js pool size. */
   max?: number;
   /**
@@ -87,7 +91,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   if (options.dataDir) await mkdir(options.dataDir, { recursive: true });
-  const pglite = await PGlite.create(options.dataDir);
+  const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template });
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 64 });
   keepExchangesWhole(server);
   await server.start();
@@ -98,6 +102,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   return {
     sql,
     description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
+    dump: () => pglite.dumpDataDir('none'),
     async close() {
       await sql.end({ timeout: 5 });
       await server.stop();

@@ -15,17 +15,17 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-/** env: the service's settings; max: the database pool's size. */
-export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string>; max?: number } = {}): Promise<TestApp> {
-  const db = await freshDatabase({ max: overrides.max });
-  const config = loadConfig({ BASE_URL: BASE, ...overrides.env });
-  const logs: LogLine[] = [];
+/** env: the service's settings; max: the database pool's size; demo: the demo organization seeded (seedDemo). */
+export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string>; max?: number; demo?: boolean } = {}): Promise<TestApp> {
   const clock = {
     now: Date.parse('2026-03-10T10:15:00Z'),
     advance(ms: number) {
       clock.now += ms;
     },
   };
+  const db = await freshDatabase({ max: overrides.max, demoAt: overrides.demo ? clock.now : undefined });
+  const config = loadConfig({ BASE_URL: BASE, ...overrides.env });
+  const logs: LogLine[] = [];
   const app = createApp({ sql: db.sql, config, clock: () => clock.now, log: (line) => logs.push(line), ...overrides });
   return {
     db,
