@@ -199,21 +199,12 @@ it('a batch applies each charge in order, fair share included, exactly as one at
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '10']);
   const a = client.clientId;
   const b = other.clientId;
-  const rows = await t.db.sql`select outcome, used from charge_quota_batch(${org}, ${new Date(windowStart(t.clock.now))}, ${[a, a, a, a, a, a, b, b]}, ${[1, 1, 1, 1, 1, 1, 3, 2]})`;
+  const noLeases = [0, 0, 0, 0, 0, 0, 0, 0];
+  const rows = await t.db.sql`select outcome, used from charge_quota_leasing(${org}, ${new Date(windowStart(t.clock.now))}, ${[a, a, a, a, a, a, b, b]}, ${[1, 1, 1, 1, 1, 1, 3, 2]}, ${noLeases})`;
   assert.equal(
     rows.map((r) => `${r.outcome}:${r.used}`),
     ['ok:1', 'ok:2', 'ok:3', 'ok:4', 'ok:5', 'fair-share:5', 'ok:8', 'ok:10'],
   );
-});
-
-it('charge_quota, which processes from before migration 009 call, is a batch of one', async ({ t }) => {
-  const { org, client } = await tenant(t);
-  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '2']);
-  const window = new Date(windowStart(t.clock.now));
-  const one = async () => (await t.db.sql`select outcome, used from charge_quota(${org}, ${client.clientId}, ${window}, 1)`).map((r) => `${r.outcome}:${r.used}`);
-  assert.equal(await one(), ['ok:1']);
-  await t.db.sql`select * from charge_quota_batch(${org}, ${window}, ${[client.clientId]}, ${[1]})`;
-  assert.equal(await one(), ['spent:2']);
 });
 
 it('a busy client takes a lease: fewer calls, every charge counted, and the unspent units go back on close', async ({ t }) => {

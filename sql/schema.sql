@@ -1,0 +1,742 @@
+-- The schema as sql/migrations leaves it, written by `npm run sql:schema` (checked by test/schema.test.ts).
+-- For reading only: databases are made and changed by the migrations, never from this file.
+
+create table ad_accounts (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  platform text not null,
+  external_id text not null,
+  name text not null,
+  currency text not null,
+  time_zone text default 'UTC'::text not null,
+  connection_status text default 'ok'::text not null,
+  last_fetched_at timestamp with time zone,
+  constraint ad_accounts_pkey PRIMARY KEY (id),
+  constraint ad_accounts_organization_id_platform_external_id_key UNIQUE (organization_id, platform, external_id),
+  constraint ad_accounts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint ad_accounts_connection_status_check CHECK (connection_status = ANY (ARRAY['ok'::text, 'expired'::text, 'permission-lost'::text])),
+  constraint ad_accounts_currency_check CHECK (currency ~ '^[A-Z]{3}$'::text),
+  constraint ad_accounts_platform_check CHECK (platform = ANY (ARRAY['google-ads'::text, 'meta-ads'::text, 'linkedin-ads'::text, 'microsoft-ads'::text, 'tiktok-ads'::text]))
+);
+
+create table api_clients (
+  id text not null,
+  organization_id uuid not null,
+  name text not null,
+  scopes text[] not null,
+  reports_all boolean default false not null,
+  report_ids uuid[] default '{}'::uuid[] not null,
+  ad_accounts_all boolean default false not null,
+  ad_account_ids uuid[] default '{}'::uuid[] not null,
+  created_at timestamp with time zone default now() not null,
+  revoked_at timestamp with time zone,
+  constraint api_clients_pkey PRIMARY KEY (id),
+  constraint api_clients_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint api_clients_id_check CHECK (id ~ '^rdc_[0-9a-f]{32}$'::text),
+  constraint api_clients_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+
+create table campaigns (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  external_id text not null,
+  name text not null,
+  status text default 'active'::text not null,
+  constraint campaigns_pkey PRIMARY KEY (id),
+  constraint campaigns_ad_account_id_external_id_key UNIQUE (ad_account_id, external_id),
+  constraint campaigns_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id),
+  constraint campaigns_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint campaigns_status_check CHECK (status = ANY (ARRAY['active'::text, 'paused'::text, 'archived'::text]))
+);
+
+create table client_secrets (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  client_id text not null,
+  secret_hash bytea not null,
+  created_at timestamp with time zone default now() not null,
+  expires_at timestamp with time zone,
+  revoked_at timestamp with time zone,
+  constraint client_secrets_pkey PRIMARY KEY (id),
+  constraint client_secrets_client_id_fkey FOREIGN KEY (client_id) REFERENCES api_clients(id),
+  constraint client_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id)
+);
+
+create table creatives (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  campaign_id uuid not null,
+  external_id text not null,
+  name text not null,
+  format text not null,
+  constraint creatives_pkey PRIMARY KEY (id),
+  constraint creatives_campaign_id_external_id_key UNIQUE (campaign_id, external_id),
+  constraint creatives_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id),
+  constraint creatives_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint creatives_format_check CHECK (format = ANY (ARRAY['image'::text, 'video'::text, 'text'::text, 'carousel'::text]))
+);
+
+create table custom_metrics (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  name text not null,
+  display_name text not null,
+  kind text not null,
+  unit text not null,
+  description text default ''::text not null,
+  formula text not null,
+  constraint custom_metrics_pkey PRIMARY KEY (id),
+  constraint custom_metrics_organization_id_name_key UNIQUE (organization_id, name),
+  constraint custom_metrics_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint custom_metrics_kind_check CHECK (kind = ANY (ARRAY['money'::text, 'count'::text, 'percent'::text, 'ratio'::text, 'decimal'::text])),
+  constraint custom_metrics_name_check CHECK (name ~ '^[a-z][a-z0-9_]{0,62}$'::text)
+);
+
+create table facts (
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  creative_id uuid not null,
+  day date not null,
+  impressions bigint default 0 not null,
+  clicks bigint default 0 not null,
+  spend double precision default 0 not null,
+  conversions double precision default 0 not null,
+  conversion_value double precision default 0 not null,
+  video_views bigint default 0 not null,
+  video_completions bigint default 0 not null,
+  constraint facts_pkey PRIMARY KEY (ad_account_id, day, creative_id),
+  constraint facts_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id),
+  constraint facts_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id),
+  constraint facts_creative_id_fkey FOREIGN KEY (creative_id) REFERENCES creatives(id)
+);
+
+create table facts_campaign_daily (
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  day date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision not null,
+  conversions double precision not null,
+  conversion_value double precision not null,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id)
+);
+
+create table facts_campaign_monthly (
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  month date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision not null,
+  conversions double precision not null,
+  conversion_value double precision not null,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id)
+);
+
+create table facts_monthly (
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  creative_id uuid not null,
+  month date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision not null,
+  conversions double precision not null,
+  conversion_value double precision not null,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_monthly_pkey PRIMARY KEY (ad_account_id, month, creative_id)
+);
+
+create table fx_rates (
+  currency text not null,
+  day date not null,
+  usd_per_unit double precision not null,
+  source text default 'import'::text not null,
+  constraint fx_rates_pkey PRIMARY KEY (currency, day),
+  constraint fx_rates_currency_check CHECK (currency ~ '^[A-Z]{3}$'::text),
+  constraint fx_rates_source_check CHECK (source = ANY (ARRAY['import'::text, 'demo'::text])),
+  constraint fx_rates_usd_per_unit_check CHECK (usd_per_unit > 0::double precision)
+);
+
+create table organizations (
+  id uuid default gen_random_uuid() not null,
+  name text not null,
+  currency text default 'USD'::text not null,
+  time_zone text default 'UTC'::text not null,
+  created_at timestamp with time zone default now() not null,
+  constraint organizations_pkey PRIMARY KEY (id),
+  constraint organizations_currency_check CHECK (currency ~ '^[A-Z]{3}$'::text),
+  constraint organizations_name_check CHECK (length(name) >= 1 AND length(name) <= 200)
+);
+
+create table plans (
+  code text not null,
+  name text not null,
+  public_api boolean not null,
+  conversion_metrics boolean not null,
+  hourly_budget integer not null,
+  constraint plans_pkey PRIMARY KEY (code),
+  constraint plans_hourly_budget_check CHECK (hourly_budget >= 0)
+);
+
+create table quota_client_usage (
+  organization_id uuid not null,
+  client_id text not null,
+  window_start timestamp with time zone not null,
+  used integer default 0 not null,
+  constraint quota_client_usage_pkey PRIMARY KEY (client_id, window_start),
+  constraint quota_client_usage_client_id_fkey FOREIGN KEY (client_id) REFERENCES api_clients(id),
+  constraint quota_client_usage_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id)
+);
+
+create table quota_windows (
+  organization_id uuid not null,
+  window_start timestamp with time zone not null,
+  used integer default 0 not null,
+  constraint quota_windows_pkey PRIMARY KEY (organization_id, window_start),
+  constraint quota_windows_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id)
+);
+
+create table report_ad_accounts (
+  organization_id uuid not null,
+  report_id uuid not null,
+  ad_account_id uuid not null,
+  constraint report_ad_accounts_pkey PRIMARY KEY (report_id, ad_account_id),
+  constraint report_ad_accounts_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id),
+  constraint report_ad_accounts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint report_ad_accounts_report_id_fkey FOREIGN KEY (report_id) REFERENCES reports(id)
+);
+
+create table report_segments (
+  organization_id uuid not null,
+  report_id uuid not null,
+  segment_id uuid not null,
+  constraint report_segments_pkey PRIMARY KEY (report_id, segment_id),
+  constraint report_segments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint report_segments_report_id_fkey FOREIGN KEY (report_id) REFERENCES reports(id),
+  constraint report_segments_segment_id_fkey FOREIGN KEY (segment_id) REFERENCES segments(id)
+);
+
+create table report_versions (
+  organization_id uuid not null,
+  version bigint not null,
+  constraint report_versions_pkey PRIMARY KEY (organization_id),
+  constraint report_versions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE
+);
+
+create table reports (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  name text not null,
+  description text default ''::text not null,
+  kind text not null,
+  currency text not null,
+  metrics text[] default '{impressions,clicks,spend,ctr,cpc}'::text[] not null,
+  groupings text[] default '{total,campaign,month,ad-account,video,creative}'::text[] not null,
+  created_at timestamp with time zone default now() not null,
+  updated_at timestamp with time zone default now() not null,
+  constraint reports_pkey PRIMARY KEY (id),
+  constraint reports_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint reports_currency_check CHECK (currency ~ '^[A-Z]{3}$'::text),
+  constraint reports_kind_check CHECK (kind = ANY (ARRAY['standard'::text, 'segment'::text, 'months'::text]))
+);
+
+create table schema_migrations (
+  name text not null,
+  applied_at timestamp with time zone default now() not null,
+  constraint schema_migrations_pkey PRIMARY KEY (name)
+);
+
+create table segment_campaigns (
+  organization_id uuid not null,
+  segment_id uuid not null,
+  campaign_id uuid not null,
+  constraint segment_campaigns_pkey PRIMARY KEY (segment_id, campaign_id),
+  constraint segment_campaigns_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id),
+  constraint segment_campaigns_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint segment_campaigns_segment_id_fkey FOREIGN KEY (segment_id) REFERENCES segments(id)
+);
+
+create table segments (
+  id uuid default gen_random_uuid() not null,
+  organization_id uuid not null,
+  name text not null,
+  description text default ''::text not null,
+  constraint segments_pkey PRIMARY KEY (id),
+  constraint segments_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id)
+);
+
+create table signing_keys (
+  kid text not null,
+  secret bytea not null,
+  created_at timestamp with time zone default now() not null,
+  retired_at timestamp with time zone,
+  constraint signing_keys_pkey PRIMARY KEY (kid)
+);
+
+create table subscriptions (
+  organization_id uuid not null,
+  plan_code text not null,
+  locked boolean default false not null,
+  budget_override integer,
+  updated_at timestamp with time zone default now() not null,
+  constraint subscriptions_pkey PRIMARY KEY (organization_id),
+  constraint subscriptions_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint subscriptions_plan_code_fkey FOREIGN KEY (plan_code) REFERENCES plans(code),
+  constraint subscriptions_budget_override_check CHECK (budget_override >= 0)
+);
+
+create table system_metrics (
+  name text not null,
+  display_name text not null,
+  kind text not null,
+  unit text not null,
+  conversion_derived boolean not null,
+  description text not null,
+  position integer not null,
+  constraint system_metrics_pkey PRIMARY KEY (name),
+  constraint system_metrics_kind_check CHECK (kind = ANY (ARRAY['money'::text, 'count'::text, 'percent'::text, 'ratio'::text, 'decimal'::text]))
+);
+
+create table token_issuers (
+  issuer text not null,
+  registered_at timestamp with time zone default now() not null,
+  constraint token_issuers_pkey PRIMARY KEY (issuer)
+);
+
+CREATE INDEX ad_accounts_listing ON public.ad_accounts USING btree (organization_id, name, id);
+CREATE INDEX api_clients_organization ON public.api_clients USING btree (organization_id);
+CREATE INDEX api_clients_revoked ON public.api_clients USING btree (revoked_at) WHERE (revoked_at IS NOT NULL);
+CREATE INDEX campaigns_ad_account ON public.campaigns USING btree (ad_account_id);
+CREATE INDEX campaigns_listing ON public.campaigns USING btree (organization_id, name, id);
+CREATE INDEX client_secrets_client ON public.client_secrets USING btree (client_id);
+CREATE INDEX creatives_campaign ON public.creatives USING btree (campaign_id);
+CREATE INDEX reports_listing ON public.reports USING btree (organization_id, name, id);
+CREATE INDEX segment_campaigns_campaign ON public.segment_campaigns USING btree (campaign_id);
+CREATE INDEX segments_listing ON public.segments USING btree (organization_id, name, id);
+
+CREATE OR REPLACE FUNCTION public.bump_report_versions()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if tg_op = 'UPDATE' then
+    -- A row moved to another organization changes both.
+    insert into report_versions as v (organization_id, version)
+    select organization_id, 1 from changed_rows union select organization_id, 1 from old_rows
+    on conflict (organization_id) do update set version = v.version + 1;
+  else
+    insert into report_versions as v (organization_id, version)
+    select distinct organization_id, 1 from changed_rows
+    on conflict (organization_id) do update set version = v.version + 1;
+  end if;
+  return null;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.charge_quota_leasing(p_org uuid, p_window timestamp with time zone, p_clients text[], p_costs integer[], p_leases integer[])
+ RETURNS TABLE(outcome text, budget integer, used integer, leased integer)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  n integer := coalesce(array_length(p_clients, 1), 0);
+  v_budget integer;
+  v_public_api boolean;
+  v_locked boolean;
+  v_used integer;
+  v_inserted integer;
+  c_ids text[];
+  c_live boolean[];
+  c_used integer[];
+  c_added integer[];
+  me integer;
+  room boolean;
+  lease integer;
+begin
+  if n <> coalesce(array_length(p_costs, 1), 0) or n <> coalesce(array_length(p_leases, 1), 0) then
+    raise exception 'charge_quota_leasing: % clients, % costs, % leases', n, coalesce(array_length(p_costs, 1), 0),
+      coalesce(array_length(p_leases, 1), 0);
+  end if;
+  select coalesce(s.budget_override, p.hourly_budget), p.public_api, s.locked into v_budget, v_public_api, v_locked
+  from subscriptions s join plans p on p.code = s.plan_code
+  where s.organization_id = p_org;
+  if v_budget is null or not v_public_api or v_locked then
+    return query select case when v_budget is null then 'no-subscription' when not v_public_api then 'no-api' else 'locked' end,
+                        coalesce(v_budget, 0), 0, 0
+                 from generate_series(1, n);
+    return;
+  end if;
+
+  insert into quota_windows as w (organization_id, window_start, used) values (p_org, p_window, 0)
+  on conflict do nothing;
+  get diagnostics v_inserted = row_count;
+  if v_inserted > 0 then
+    delete from quota_windows w where w.organization_id = p_org and w.window_start < p_window - interval '1 day';
+    delete from quota_client_usage u where u.organization_id = p_org and u.window_start < p_window - interval '1 day';
+  end if;
+  select w.used into v_used from quota_windows w
+  where w.organization_id = p_org and w.window_start = p_window
+  for update;
+
+  select array_agg(c.id order by c.id), array_agg(c.revoked_at is null order by c.id),
+         array_agg(coalesce(u.used, 0) order by c.id), array_agg(0 order by c.id)
+  into c_ids, c_live, c_used, c_added
+  from api_clients c
+  left join quota_client_usage u on u.client_id = c.id and u.window_start = p_window
+  where c.organization_id = p_org;
+
+  for i in 1 .. n loop
+    leased := 0;
+    me := array_position(c_ids, p_clients[i]);
+    if me is null or not c_live[me] then
+      outcome := 'revoked';
+    elsif v_used + p_costs[i] > v_budget then
+      outcome := 'spent';
+    else
+      room := false;
+      if (c_used[me] + p_costs[i]) * 2 > v_budget then
+        for j in 1 .. coalesce(array_length(c_ids, 1), 0) loop
+          if j <> me and c_live[j] and c_used[j] * 2 < v_budget then
+            room := true;
+            exit;
+          end if;
+        end loop;
+      end if;
+      if room then
+        outcome := 'fair-share';
+      else
+        outcome := 'ok';
+        v_used := v_used + p_costs[i];
+        c_used[me] := c_used[me] + p_costs[i];
+        c_added[me] := c_added[me] + p_costs[i];
+        lease := least(p_leases[i], (v_budget - v_used) / 64, greatest(v_budget / 2 - c_used[me], 0) / 64);
+        if lease >= 2 then
+          leased := lease;
+          v_used := v_used + lease;
+          c_used[me] := c_used[me] + lease;
+          c_added[me] := c_added[me] + lease;
+        end if;
+      end if;
+    end if;
+    budget := v_budget;
+    used := v_used;
+    return next;
+  end loop;
+
+  update quota_windows w set used = v_used where w.organization_id = p_org and w.window_start = p_window;
+  insert into quota_client_usage as u (organization_id, client_id, window_start, used)
+  select p_org, c_ids[j], p_window, c_added[j] from generate_subscripts(c_ids, 1) j where c_added[j] > 0
+  on conflict (client_id, window_start) do update set used = u.used + excluded.used;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.export_xml_text(x text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select replace(replace(replace(
+           case when x ~ '[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]'
+                then regexp_replace(x, '[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]', '', 'g') else x end,
+         '&', '&amp;'), '<', '&lt;'), '>', '&gt;')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.facts_monthly_after_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_accounts uuid[];
+  v_days date[];
+  v_month_accounts uuid[];
+  v_months date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from new_rows) t;
+  elsif tg_op = 'DELETE' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from old_rows) t;
+  else
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select ad_account_id, day from new_rows union select ad_account_id, day from old_rows) t;
+  end if;
+  if v_accounts is not null then
+    select array_agg(ad_account_id), array_agg(month) into v_month_accounts, v_months
+    from (select distinct ad_account_id, date_trunc('month', day)::date as month from unnest(v_accounts, v_days) as t(ad_account_id, day)) m;
+    perform rebuild_facts_monthly(v_month_accounts, v_months);
+    perform rebuild_facts_campaign_monthly(v_month_accounts, v_months);
+    perform rebuild_facts_campaign_daily(v_accounts, v_days);
+  end if;
+  return null;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.js_number(v double precision)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select case when v = 0 then '0'
+              when abs(v) >= 1e-4 and abs(v) < 1e15 then v::text
+              else js_number_exponent(v::text) end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.js_number_exponent(t text)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+declare
+  m text[] := regexp_match(t, '^(-?)([0-9])(?:\.([0-9]+))?e([-+][0-9]+)$');
+  digits text;
+  k int;
+  n int;
+  out text;
+begin
+  if m is null then
+    return t;
+  end if;
+  digits := m[2] || coalesce(m[3], '');
+  k := length(digits);
+  n := m[4]::int + 1; -- the value is 0.digits × 10^n
+  if k <= n and n <= 21 then
+    out := digits || repeat('0', n - k);
+  elsif 0 < n and n <= 21 then
+    out := left(digits, n) || '.' || substr(digits, n + 1);
+  elsif -6 < n and n <= 0 then
+    out := '0.' || repeat('0', -n) || digits;
+  else
+    out := left(digits, 1) || case when k > 1 then '.' || substr(digits, 2) else '' end
+        || 'e' || case when n - 1 >= 0 then '+' else '-' end || abs(n - 1)::text;
+  end if;
+  return m[1] || out;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.js_round(x double precision)
+ RETURNS double precision
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select case when ceil(x) - 0.5::float8 > x then ceil(x) - 1::float8 else ceil(x) end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_facts_campaign_daily(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from facts_campaign_daily d
+  using unnest(p_accounts, p_days) as t(ad_account_id, day)
+  where d.ad_account_id = t.ad_account_id and d.day = t.day;
+  insert into facts_campaign_daily
+  select f.organization_id, f.ad_account_id, f.campaign_id, f.day,
+         sum(f.impressions), sum(f.clicks), sum(f.spend), sum(f.conversions), sum(f.conversion_value),
+         sum(f.video_views), sum(f.video_completions)
+  from unnest(p_accounts, p_days) as t(ad_account_id, day)
+  join facts f on f.ad_account_id = t.ad_account_id and f.day = t.day
+  group by f.organization_id, f.ad_account_id, f.campaign_id, f.day;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_facts_campaign_monthly(p_accounts uuid[], p_months date[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from facts_campaign_monthly m
+  using unnest(p_accounts, p_months) as t(ad_account_id, month)
+  where m.ad_account_id = t.ad_account_id and m.month = t.month;
+  insert into facts_campaign_monthly
+  select m.organization_id, m.ad_account_id, m.campaign_id, m.month,
+         sum(m.impressions), sum(m.clicks), sum(m.spend), sum(m.conversions), sum(m.conversion_value),
+         sum(m.video_views), sum(m.video_completions)
+  from unnest(p_accounts, p_months) as t(ad_account_id, month)
+  join facts_monthly m on m.ad_account_id = t.ad_account_id and m.month = t.month
+  group by m.organization_id, m.ad_account_id, m.campaign_id, m.month;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_facts_monthly(p_accounts uuid[], p_months date[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from facts_monthly m
+  using unnest(p_accounts, p_months) as t(ad_account_id, month)
+  where m.ad_account_id = t.ad_account_id and m.month = t.month;
+  insert into facts_monthly
+  select f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, t.month,
+         sum(f.impressions), sum(f.clicks), sum(f.spend), sum(f.conversions), sum(f.conversion_value),
+         sum(f.video_views), sum(f.video_completions)
+  from unnest(p_accounts, p_months) as t(ad_account_id, month)
+  join facts f on f.ad_account_id = t.ad_account_id and f.day >= t.month and f.day < (t.month + interval '1 month')::date
+  group by f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, t.month;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.refund_quota(p_org uuid, p_client text, p_window timestamp with time zone, p_cost integer)
+ RETURNS TABLE(budget integer, used integer)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_used integer;
+  v_budget integer;
+begin
+  update quota_windows w set used = greatest(w.used - p_cost, 0)
+  where w.organization_id = p_org and w.window_start = p_window
+  returning w.used into v_used;
+  update quota_client_usage u set used = greatest(u.used - p_cost, 0)
+  where u.client_id = p_client and u.window_start = p_window;
+  select coalesce(s.budget_override, p.hourly_budget) into v_budget
+  from subscriptions s join plans p on p.code = s.plan_code
+  where s.organization_id = p_org;
+  return query select v_budget, v_used;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_campaign_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  with accounts as (
+    select a.id, a.currency from ad_accounts a where a.id = any(p_accounts)
+  ), bounds as (
+    select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
+    from (select case when p_from = date_trunc('month', p_from)::date then p_from
+                      else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
+  ), same as (
+    select array_agg(id) as ids from accounts where currency = p_currency
+  ), other as (
+    select array_agg(id) as ids from accounts where currency <> p_currency
+  ), factors as (
+    select c.currency, d::date as day, usd_rate_on(c.currency, d::date) / usd_rate_on(p_currency, d::date) as factor
+    from (select distinct currency from accounts where currency <> p_currency) c
+    cross join generate_series(p_from, p_to, interval '1 day') d
+  )
+  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
+         m.conversion_value, m.video_views, m.video_completions
+  from facts_campaign_monthly m, bounds b, same s
+  where m.ad_account_id = any(s.ids) and m.month >= b.first_full and m.month < b.after_full
+    and (p_campaigns is null or m.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily d, bounds b, same s
+  where d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to and d.day < b.first_full
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily d, bounds b, same s
+  where d.ad_account_id = any(s.ids) and d.day >= b.after_full and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
+         d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
+  from facts_campaign_daily d
+  join accounts a on a.id = d.ad_account_id
+  join factors x on x.currency = a.currency and x.day = d.day
+  , other o
+  where d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_definition(r reports, p_accounts_all boolean, p_account_ids uuid[])
+ RETURNS json
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+begin
+  return json_build_object(
+    'id', r.id, 'organizationId', r.organization_id, 'name', r.name, 'description', r.description,
+    'kind', r.kind, 'currency', r.currency,
+    'adAccountIds', coalesce((
+      select json_agg(ra.ad_account_id order by ra.ad_account_id)
+      from report_ad_accounts ra
+      where ra.report_id = r.id and (p_accounts_all or ra.ad_account_id = any(p_account_ids))), '[]'),
+    'segmentIds', coalesce((
+      select json_agg(rs.segment_id order by rs.segment_id) from report_segments rs where rs.report_id = r.id), '[]'),
+    'metrics', to_json(r.metrics), 'groupings', to_json(r.groupings),
+    'createdAt', to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'updatedAt', to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, creative_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  with accounts as (
+    select a.id, a.currency from ad_accounts a where a.id = any(p_accounts)
+  ), bounds as (
+    -- Months in [first_full, after_full) lie wholly inside the range; after_full >= first_full always.
+    select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
+    from (select case when p_from = date_trunc('month', p_from)::date then p_from
+                      else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
+  ), same as (
+    select array_agg(id) as ids from accounts where currency = p_currency
+  ), other as (
+    select array_agg(id) as ids from accounts where currency <> p_currency
+  ), factors as (
+    select c.currency, d::date as day, usd_rate_on(c.currency, d::date) / usd_rate_on(p_currency, d::date) as factor
+    from (select distinct currency from accounts where currency <> p_currency) c
+    cross join generate_series(p_from, p_to, interval '1 day') d
+  )
+  select m.ad_account_id, m.campaign_id, m.creative_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
+         m.conversion_value, m.video_views, m.video_completions
+  from facts_monthly m, bounds b, same s
+  where m.ad_account_id = any(s.ids) and m.month >= b.first_full and m.month < b.after_full
+    and (p_campaigns is null or m.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend, f.conversions,
+         f.conversion_value, f.video_views, f.video_completions
+  from facts f, bounds b, same s
+  where f.ad_account_id = any(s.ids) and f.day >= p_from and f.day <= p_to and f.day < b.first_full
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend, f.conversions,
+         f.conversion_value, f.video_views, f.video_completions
+  from facts f, bounds b, same s
+  where f.ad_account_id = any(s.ids) and f.day >= b.after_full and f.day <= p_to
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
+         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  from facts f
+  join accounts a on a.id = f.ad_account_id
+  join factors x on x.currency = a.currency and x.day = f.day
+  , other o
+  where f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.usd_rate_on(p_currency text, p_day date)
+ RETURNS double precision
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select case when p_currency = 'USD' then 1.0::double precision
+    else (select r.usd_per_unit from fx_rates r where r.currency = p_currency and r.day <= p_day order by r.day desc limit 1) end
+$function$;
+
+CREATE TRIGGER facts_monthly_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER facts_monthly_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER report_ad_accounts_version_delete AFTER DELETE ON report_ad_accounts REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER report_ad_accounts_version_insert AFTER INSERT ON report_ad_accounts REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER report_ad_accounts_version_update AFTER UPDATE ON report_ad_accounts REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER report_segments_version_delete AFTER DELETE ON report_segments REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER report_segments_version_insert AFTER INSERT ON report_segments REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER report_segments_version_update AFTER UPDATE ON report_segments REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER reports_version_delete AFTER DELETE ON reports REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER reports_version_insert AFTER INSERT ON reports REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER reports_version_update AFTER UPDATE ON reports REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
