@@ -41,8 +41,8 @@ const FX: [string, number][] = [['EUR', 1.08], ['GBP', 1.27]];
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 async function upsertOrganization(tx: Queryable, id: string, name: string, currency: string, plan: string) {
-  await tx.unsafe('insert into organizations (id, name, currency) values ($1, $2, $3) on conflict (id) do nothing', [id, name, currency]);
-  await tx.unsafe('insert into subscriptions (organization_id, plan_code) values ($1, $2) on conflict (organization_id) do nothing', [id, plan]);
+  await query(tx, 'demo-add-organization', [id, name, currency]);
+  await query(tx, 'demo-add-subscription', [id, plan]);
 }
 
 /** Builds (or tops up) the demo data; returns the demo organization and its reports. */
@@ -57,26 +57,16 @@ async function seed(tx: Queryable, now: number) {
   for (const account of [...ACCOUNTS, { key: 'other', platform: 'google-ads', name: 'Other Company Ads', currency: 'EUR', status: 'ok', campaigns: [['Other campaign', 'active']] } as Account]) {
     const owner = account.key === 'other' ? other : org;
     const id = (accountIds[account.key] = await demoId(`account:${account.key}`));
-    await tx.unsafe(
-      `insert into ad_accounts (id, organization_id, platform, external_id, name, currency, connection_status)
-       values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
-      [id, owner, account.platform, `${account.key.toUpperCase()}-${id.slice(0, 8)}`, account.name, account.currency, account.status],
-    );
+    const externalId = `${account.key.toUpperCase()}-${id.slice(0, 8)}`;
+    await query(tx, 'demo-add-ad-account', [id, owner, account.platform, externalId, account.name, account.currency, account.status]);
     for (const [index, [name, status]] of account.campaigns.entries()) {
       const campaign = await demoId(`campaign:${account.key}:${name}`);
       campaignIds.push([campaign, name]);
-      await tx.unsafe(
-        `insert into campaigns (id, organization_id, ad_account_id, external_id, name, status) values ($1, $2, $3, $4, $5, $6)
-         on conflict (id) do nothing`,
-        [campaign, owner, id, String(100_000 + index), name, status],
-      );
+      await query(tx, 'demo-add-campaign', [campaign, owner, id, String(100_000 + index), name, status]);
       for (let n = 0; n < 3; n++) {
         const format = /Video|Creator|Spark/.test(name) && n < 2 ? 'video' : FORMATS[(index + n) % FORMATS.length];
-        await tx.unsafe(
-          `insert into creatives (id, organization_id, campaign_id, external_id, name, format) values ($1, $2, $3, $4, $5, $6)
-           on conflict (id) do nothing`,
-          [await demoId(`creative:${campaign}:${n}`), owner, campaign, `cr-${n + 1}`, `${name} – ${format} ${n + 1}`, format],
-        );
+        const creative = await demoId(`creative:${campaign}:${n}`);
+        await query(tx, 'demo-add-creative', [creative, owner, campaign, `cr-${n + 1}`, `${name} – ${format} ${n + 1}`, format]);
       }
     }
   }
@@ -85,10 +75,10 @@ async function seed(tx: Queryable, now: number) {
   for (const [name, description, member] of SEGMENTS) {
     const id = await demoId(`segment:${name}`);
     segmentIds.push(id);
-    await tx.unsafe('insert into segments (id, organization_id, name, description) values ($1, $2, $3, $4) on conflict (id) do nothing', [id, org, name, description]);
+    await query(tx, 'demo-add-segment', [id, org, name, description]);
     for (const [campaign, campaignName] of campaignIds) {
       if (!member(campaignName) || campaignName === 'Other campaign') continue;
-      await tx.unsafe('insert into segment_campaigns (organization_id, segment_id, campaign_id) values ($1, $2, $3) on conflict do nothing', [org, id, campaign]);
+      await query(tx, 'demo-add-segment-campaign', [org, id, campaign]);
     }
   }
 
@@ -96,11 +86,7 @@ async function seed(tx: Queryable, now: number) {
     ['cost_per_view', 'Cost per view', 'money', 'currency', 'spend / video_views'],
     ['engagement_rate', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100'],
   ]) {
-    await tx.unsafe(
-      `insert into custom_metrics (organization_id, name, display_name, kind, unit, description, formula) values ($1, $2, $3, $4, $5, $6, $7)
-       on conflict (organization_id, name) do nothing`,
-      [org, name, display, kind, unit, `Custom: ${formula}`, formula],
-    );
+    await query(tx, 'demo-add-custom-metric', [org, name, display, kind, unit, `Custom: ${formula}`, formula]);
   }
 
   const ours = ACCOUNTS.map((a) => accountIds[a.key]);
@@ -121,24 +107,19 @@ async function seed(tx: Queryable, now: number) {
   for (const [key, name, kind, currency, accounts, metrics, groupings, segments] of reports) {
     const id = await demoId(`report:${key}`);
     reportIds.push(id);
-    await tx.unsafe(
-      `insert into reports (id, organization_id, name, description, kind, currency, metrics, groupings) values ($1, $2, $3, $4, $5, $6, $7, $8)
-       on conflict (id) do nothing`,
-      [id, org, name, `Demo report: ${name.toLowerCase()}`, kind, currency, metrics, groupings],
-    );
+    await query(tx, 'demo-add-report', [id, org, name, `Demo report: ${name.toLowerCase()}`, kind, currency, metrics, groupings]);
     for (const account of accounts) {
-      await tx.unsafe('insert into report_ad_accounts (organization_id, report_id, ad_account_id) values ($1, $2, $3) on conflict do nothing', [org, id, account]);
+      await query(tx, 'demo-add-report-ad-account', [org, id, account]);
     }
     for (const segment of segments) {
-      await tx.unsafe('insert into report_segments (organization_id, report_id, segment_id) values ($1, $2, $3) on conflict do nothing', [org, id, segment]);
+      await query(tx, 'demo-add-report-segment', [org, id, segment]);
     }
   }
   const otherReport = await demoId('report:other');
-  await tx.unsafe(
-    `insert into reports (id, organization_id, name, kind, currency) values ($1, $2, 'Other Company report', 'standard', 'EUR') on conflict (id) do nothing`,
-    [otherReport, other],
-  );
-  await tx.unsafe('insert into report_ad_accounts (organization_id, report_id, ad_account_id) values ($1, $2, $3) on conflict do nothing', [other, otherReport, accountIds.other]);
+  const plain = ['impressions', 'clicks', 'spend', 'ctr', 'cpc'];
+  const everyGrouping = ['total', 'campaign', 'month', 'ad-account', 'video', 'creative'];
+  await query(tx, 'demo-add-report', [otherReport, other, 'Other Company report', '', 'standard', 'EUR', plain, everyGrouping]);
+  await query(tx, 'demo-add-report-ad-account', [other, otherReport, accountIds.other]);
 
   // Facts end yesterday (UTC); a later run adds the days since.
   const last = isoDay(now - 86_400_000);
@@ -152,11 +133,9 @@ async function seed(tx: Queryable, now: number) {
 export async function demo(sql: Sql, { flags }: Parsed, now: number) {
   readFlags(flags, []);
   const out = await sql.begin(async (tx) => {
-    // One demo at a time, even when two operators run it together.
-    await tx`select pg_advisory_xact_lock(727002)`;
+    await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
-    const [existing] = await tx<{ id: string }[]>`
-      select id from api_clients where organization_id = ${org} and name = 'Demo client' and revoked_at is null order by created_at limit 1`;
+    const [existing] = await query<{ id: string }>(tx, 'find-demo-client', [org]);
     const clientId = existing?.id ?? newClientId();
     if (!existing) {
       await query(tx, 'create-client', [clientId, org, 'Demo client', [...SCOPES], true, [], true, []]);
