@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { readCsv } from '../src/cli/csv.ts';
 import { csvStream } from '../src/report/export/csv.ts';
 import { xlsxStream } from '../src/report/export/xlsx.ts';
+import { connectionOptionsOf, exclusivePool, type ExclusivePool } from '../src/store/exclusive.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, getToken, tenant } from './support/fixtures.ts';
@@ -258,3 +259,59 @@ for (const [ext, write] of [['csv', csvStream], ['xlsx', xlsxStream]] as const) 
 }
 
 it.run();
+
+// ---
+
+const filters = suite<Ctx>('exports: the name filter');
+filters.before(async (ctx) => {
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  const { org, token } = await tenant(ctx.t);
+  Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org));
+  // Names holding what SQL text would read: quotes, a backslash, a parameter marker, comment markers, a percent.
+  await importCsv(ctx.t, org, `${HEADER}\n2026-01-09,google-ads,G1,Google US,USD,C5,O'Brien \\ $6 */ -- 100%,K5,O'Brien's cut,image,10,1,1,0,0,0,0`);
+});
+filters.after(async (ctx) => ctx.t.close());
+
+for (const [grouping, filter] of [['campaign', "O'Brien"], ['campaign', '\\ $6'], ['campaign', '*/ --'], ['campaign', '100%'], ['creative', "'s cut"], ['creative', 'o\'b']]) {
+  filters(`nameFilter ${JSON.stringify(filter)}: the CSV export keeps exactly the data endpoint's rows (${grouping})`, (ctx) =>
+    csvEqualsData(ctx, `${Q}&groupBy=${grouping}&nameFilter=${encodeURIComponent(filter)}`));
+}
+
+filters('the name filter is bound as a parameter, never written into the text of a statement (COPY takes none)', async () => {
+  const texts: string[] = [];
+  const spied = new WeakSet<object>();
+  let pool: ExclusivePool | undefined;
+  const heavy: ExclusivePool = {
+    async lend(signal) {
+      const lent = await pool!.lend(signal);
+      if (!spied.has(lent)) {
+        spied.add(lent);
+        const unsafe = lent.sql.unsafe.bind(lent.sql);
+        lent.sql.unsafe = ((text: string, ...rest: never[]) => (texts.push(text), unsafe(text, ...rest))) as typeof unsafe;
+      }
+      return lent;
+    },
+    giveBack: (lent, clean) => pool!.giveBack(lent, clean),
+    close: () => pool!.close(),
+  };
+  const t = await testApp({ env: { TOKEN_TTL_S: '86400' }, heavy });
+  pool = exclusivePool(() => connectionOptionsOf(t.db.sql), 2, async () => {}, 10_000);
+  try {
+    const { org, token } = await tenant(t);
+    const { report } = await fixtureReport(t, org);
+    const filter = 'Alpha, "the';
+    const res = await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign&nameFilter=${encodeURIComponent(filter)}`, bearer(token));
+    const [, ...rows] = await csvOf(res);
+    assert.equal(rows.map((r) => r[1]), ['Alpha, "the" first']);
+    assert.ok(texts.some((text) => /report-data-campaign|from report_campaign_facts/.test(text)), "the export ran the grouping's query");
+    for (const text of texts) assert.not.ok(/Alpha|\\x41\\x6c/i.test(text), `the filter is in no statement's text, as itself or escaped: ${text.slice(0, 80)}`);
+    // Without a filter the same export is a COPY, whose text holds every parameter written in.
+    await (await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign`, bearer(token))).text();
+    assert.ok(texts.some((text) => /\bcopy \(/.test(text)), 'an export without a filter is a COPY');
+  } finally {
+    await t.close();
+    await pool.close();
+  }
+});
+
+filters.run();

@@ -218,18 +218,19 @@ export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, ra
 
 /**
  * A CSV export's records: the grouping's query run as a binary COPY and written by CopyCsv; null when the rows must be
- * sorted first or there is no ad account to read (streamCells). A million rows, on a slow machine of BENCHMARKS.md's
+ * sorted first, there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
+ * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor. A million rows, on a slow machine of BENCHMARKS.md's
  * kind, against the query rendering them (rendered.ts): PostgreSQL's CPU 10.5-11.9 s down to 3.9-4.1 s (with
  * EXPORT_WORK_MEM), the server's about 2.5 s either way; the export 78,526 to 172,972 rows/s.
  */
 export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
-  if (data.params.sort !== undefined || data.accountIds.length === 0) return null;
+  if (data.params.sort !== undefined || data.params.nameFilter || data.accountIds.length === 0) return null;
   const file = groupingFile(data.grouping, range, data.oneCurrency);
-  const pending = lent.sql.unsafe(copyCsvStatement(inlinedQueryText(file, groupingParams(data, range)), data.grouping, data.metrics, file));
+  const statement = copyCsvStatement(inlinedQueryText(file, groupingParams(data, range)), data.grouping, data.metrics, file);
   const records = new CopyCsv(DIMENSION_KEYS[data.grouping], data.metrics);
   return (async function* () {
     lent.busy();
-    const stream = (await pending.readable()) as unknown as CopyOut;
+    const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
     // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
     // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.
     stream.on('error', () => {});
