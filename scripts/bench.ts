@@ -5,6 +5,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
+import { parseArgs } from 'node:util';
 import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -12,17 +13,32 @@ import { inlinedQueryText, query } from '../src/store/queries.ts';
 import { EXPORT_SETTINGS } from '../src/report/export/copyCsv.ts';
 import { groupingFile } from '../src/report/rows.ts';
 
-const flag = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
+const flags = (() => {
+  try {
+    return parseArgs({
+      options: { scale: { type: 'string', default: '1' }, duration: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' }, only: { type: 'string', default: '' } },
+      strict: true,
+    }).values;
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}`);
+    process.exit(2);
+  }
+})();
+const number = (name: keyof typeof flags, value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) {
+    console.error(`bench: --${name} must be a positive number, got "${value}"`);
+    process.exit(2);
+  }
+  return n;
 };
-const scale = Number(flag('scale', '1'));
-const duration = Number(flag('duration', '10'));
+const scale = number('scale', flags.scale);
+const duration = number('duration', flags.duration);
 // The HTTP scenarios run this many times, interleaved, and each ratio is the median of the rounds' own ratios:
 // this machine's throughput drifts by tens of percent within minutes.
-const rounds = Math.max(1, Number(flag('rounds', '5')));
+const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
-const only = flag('only', '');
+const only = flags.only;
 const runs = (part: 'http' | 'data' | 'exports') => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL) throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parseArgs } from '../src/cli/args.ts';
 import { runCommand } from '../src/cli/run.ts';
 import { freshDatabase, onPostgres, freshDatabaseUrl, type TestDatabase } from './support/database.ts';
 import { cli, createClient, createOrg } from './support/fixtures.ts';
@@ -19,6 +20,25 @@ async function rowCounts(db: TestDatabase) {
     (select count(*) from client_secrets)::int as secrets, (select count(*) from subscriptions where locked)::int as locked`;
   return row;
 }
+
+it('command lines are read strictly: each mistake named in one line', () => {
+  const read = (argv: string[]) => {
+    try {
+      const { words, flags } = parseArgs(argv, new Set(['json']));
+      return [words, Object.fromEntries(flags)];
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  assert.equal(read(['org', 'create', '--name', 'x', '--json']), [['org', 'create'], { name: 'x', json: true }]);
+  assert.equal(read(['org', 'create', '--name=a=b']), [['org', 'create'], { name: 'a=b' }]);
+  assert.is(read(['org', 'create', '--name']), '--name needs a value');
+  assert.is(read(['org', 'create', '--name', '--json']), '--name needs a value');
+  assert.is(read(['org', 'create', '--name', 'a', '--name', 'b']), '--name is given twice');
+  assert.is(read(['org', '--name', 'a', 'create']), 'unexpected argument "create"');
+  assert.is(read(['org', 'create', '--json=1']), '--json takes no value');
+  assert.is(read(['org', 'create', '-n', 'x']), 'malformed flag "-n"');
+});
 
 it('org create --json prints exactly one JSON object', async ({ db }) => {
   const out = await run(db, ['org', 'create', '--name', 'Globex', '--plan', 'business', '--currency', 'eur', '--json']);

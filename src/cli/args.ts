@@ -1,31 +1,46 @@
 // Parses `WORD WORD --flag value --switch` command lines, strictly: unknown or repeated flags are errors.
+import { parseArgs as parseTokens } from 'node:util';
+
 export class UsageError extends Error {}
 
 export type Parsed = { words: string[]; flags: Map<string, string | true> };
 
+/**
+ * node:util's parseArgs reads the line; the checks it leaves to us are ours: a flag given twice (it keeps the last),
+ * a value that is another flag, and words after the first flag. Each is a UsageError in the words of this CLI.
+ */
 export function parseArgs(argv: string[], switches: ReadonlySet<string>): Parsed {
+  const options = Object.fromEntries([...switches].map((name) => [name, { type: 'boolean' as const }]));
+  let tokens;
+  try {
+    // Not strict: any other flag is read, and each command refuses the flags it does not know (readFlags).
+    ({ tokens } = parseTokens({ args: argv, options, strict: false, allowPositionals: true, tokens: true }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
   const words: string[] = [];
   const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      if (flags.size) throw new UsageError(`unexpected argument "${arg}"`);
-      words.push(arg);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.kind === 'option-terminator') throw new UsageError('unexpected argument "--"');
+    if (token.kind === 'positional') {
+      if (flags.size) throw new UsageError(`unexpected argument "${token.value}"`);
+      words.push(token.value);
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    if (!name) throw new UsageError(`malformed flag "${arg}"`);
+    const name = token.name;
+    if (!name || !token.rawName.startsWith('--')) throw new UsageError(`malformed flag "${token.rawName}"`);
     if (flags.has(name)) throw new UsageError(`--${name} is given twice`);
     if (switches.has(name)) {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      if (token.inlineValue) throw new UsageError(`--${name} takes no value`);
       flags.set(name, true);
-    } else if (eq >= 0) {
-      flags.set(name, arg.slice(eq + 1));
+    } else if (token.value !== undefined) {
+      flags.set(name, token.value);
     } else {
-      const value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
-      flags.set(name, value);
+      // Read as a switch: its value, if any, is the next word, which must not be a flag.
+      const next = tokens[i + 1];
+      if (next?.kind !== 'positional') throw new UsageError(`--${name} needs a value`);
+      flags.set(name, next.value);
       i++;
     }
   }
