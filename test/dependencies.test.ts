@@ -1,0 +1,41 @@
+// Private fields of dependencies we rely on, pinned to exact versions in package.json (the Node adapter's one-write
+// answers read whatwg-node's Response body fields; the XLSX export drives xlsx-write-stream's internal streams). An
+// upgrade that moves any of them fails here rather than in production.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { Response } from '@whatwg-node/server';
+import XLSXTransformStream from 'xlsx-write-stream';
+
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+
+test('the pinned versions are exact', () => {
+  assert.is(pkg.dependencies['@whatwg-node/server'], '0.11.0');
+  assert.is(pkg.overrides['@whatwg-node/node-fetch'], '0.8.6');
+  assert.is(pkg.dependencies['xlsx-write-stream'], '1.0.3');
+});
+
+test("whatwg-node's Response keeps a text body as given, and a stream as its bodyInit (src/serve/node.ts)", () => {
+  const text = new Response('{"a":1}') as unknown as { bodyType?: string; bodyInit?: unknown };
+  assert.is(text.bodyType, 'String');
+  assert.is(text.bodyInit, '{"a":1}');
+  const stream = new ReadableStream<Uint8Array>();
+  const streamed = new Response(stream) as unknown as { bodyType?: string; bodyInit?: unknown };
+  assert.is.not(streamed.bodyType, 'String');
+  assert.ok(streamed.bodyInit instanceof ReadableStream);
+  assert.is((new Response(null) as unknown as { bodyInit?: unknown }).bodyInit ?? null, null);
+});
+
+test("xlsx-write-stream's zip archive and row stream are where the XLSX export reaches for them (src/report/export/xlsx.ts)", () => {
+  const workbook = new XLSXTransformStream() as unknown as Record<string, Record<string, unknown>>;
+  assert.type(workbook.zip?.finalize, 'function');
+  assert.type(workbook.zip?.pause, 'function');
+  assert.type(workbook.zip?.removeAllListeners, 'function');
+  assert.type(workbook.rowTransform?._transform, 'function');
+  assert.type(workbook.rowTransform?.rowCount, 'number');
+  const state = workbook.rowTransform as unknown as { _writableState?: { highWaterMark: number }; _readableState?: { highWaterMark: number } };
+  assert.type(state._writableState?.highWaterMark, 'number');
+  assert.type(state._readableState?.highWaterMark, 'number');
+});
+
+test.run();
