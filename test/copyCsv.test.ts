@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CopyCsv, copyCsvStatement, writeTidied } from '../src/report/export/copyCsv.ts';
+import { writeTidied } from '../src/report/export/asciiBytes.ts';
+import { CopyCsv } from '../src/report/export/copyCsv.ts';
+import { copyCsvStatement } from '../src/report/export/copyStatement.ts';
 import { csvRecord } from '../src/report/export/csv.ts';
 import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { parseFormula } from '../src/report/formula.ts';

@@ -8,7 +8,7 @@ import { bearer, cli, createClient, createOrg, getToken, tenant } from './suppor
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
 import { inlinedQueryText, query, queryText } from '../src/store/queries.ts';
-import { EXPORT_SETTINGS } from '../src/report/export/copyCsv.ts';
+import { EXPORT_SETTINGS } from '../src/report/export/copyStatement.ts';
 import { groupingFile } from '../src/report/rows.ts';
 
 type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };

@@ -1,11 +1,13 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
 import type { Principal } from '../auth/accessTokens.ts';
 import type { Plan } from '../billing/plans.ts';
-import type { Charge } from '../billing/quota/charging.ts';
 import type { IncomingRequest } from '../serve/types.ts';
 import type { Trace } from './trace.ts';
 
 const never = new AbortController().signal;
+
+/** A request's quota charge (billing/quota); leased: spent from this process's lease, so a refund goes back into it. */
+export type Charge = { window: number; cost: number; leased?: boolean };
 
 /**
  * An http(s) URL whose path is segments of letters, digits, `-`, `_` and `~` between single slashes (no dot, no

@@ -27,8 +27,6 @@ const unavailable = () =>
   });
 
 
-/** leased: spent from this process's lease, so a refund goes back into it while it lasts. */
-export type Charge = { window: number; cost: number; leased?: boolean };
 
 export type Quota = {
   /** Charges the request: at once from a lease, or after the store's answer. */
