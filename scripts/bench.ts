@@ -10,7 +10,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { inlinedQueryText, query } from '../src/store/queries.ts';
-import { EXPORT_SETTINGS } from '../src/report/export/copyCsv.ts';
+import { EXPORT_SETTINGS } from '../src/report/export/copyStatement.ts';
 import { groupingFile } from '../src/report/rows.ts';
 
 const flags = (() => {
