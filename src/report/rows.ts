@@ -165,15 +165,14 @@ function renderedRows(sql: Sql, data: PreparedData, range: { from: string; to: s
   return sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
 }
 
-/** Rows of a data answer read from the cursor at a time: about 1.2 MB of JSON. */
+/** Rows of a data answer read from the cursor at a time, so a long answer holds two batches in memory at most. */
 const JSON_BATCH_ROWS = 5_000;
 
 /**
  * The data endpoint's rows as the JSON text of the `rows` array's elements, each row's object rendered by PostgreSQL
  * (rendered.ts), in batches joined with commas (each batch after the first starts with one); null when they must be
- * built here (a sort, a custom metric). For 2,000 campaigns the server spent 17-18 ms of CPU a request on row
- * objects, their garbage and JSON.stringify, and 8-9 ms this way; PostgreSQL's own work is about 65 ms. Read a batch
- * at a time, a 100,000-row answer (25 MB) holds no more than two batches in memory.
+ * built here (a sort, a custom metric): row objects, their garbage and JSON.stringify were half the server's CPU of a
+ * large answer (BENCHMARKS.md).
  */
 export function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return (async function* () {})();
@@ -205,8 +204,7 @@ function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint
 /**
  * An XLSX export's worksheet rows, rendered by PostgreSQL (rendered.ts), a batch at a time; null when they must be
  * written from cells (a sort, a custom metric, or no ad account to read). The rows are read raw, as the UTF-8 the
- * database sent: decoding a million rendered rows into strings only to encode them again was about a sixth of the
- * server's time (measured on CSV lines, when CSV was rendered too: 3.0 against 2.5 s of CPU).
+ * database sent: decoding rendered rows into strings only to encode them again was a sixth of the server's time.
  */
 export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
@@ -220,9 +218,9 @@ export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, ra
 /**
  * A CSV export's records: the grouping's query run as a binary COPY and written by CopyCsv; null when the rows must be
  * sorted first, there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
- * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor. A million rows, on a slow machine of BENCHMARKS.md's
- * kind, against the query rendering them (rendered.ts): PostgreSQL's CPU 10.5-11.9 s down to 3.9-4.1 s (with
- * EXPORT_WORK_MEM), the server's about 2.5 s either way; the export 78,526 to 172,972 rows/s.
+ * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor.
+ * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
+ * (BENCHMARKS.md, "CSV from a binary COPY").
  */
 export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.params.sort !== undefined || data.params.nameFilter || data.accountIds.length === 0) return null;

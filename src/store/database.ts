@@ -44,9 +44,8 @@ const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    // JIT compiles a report query for longer than the query runs: measured on 400 days of campaign data, 257 ms
-    // with it and 73 ms without; a month of creatives 2.1 s and 0.5 s; the export of a million rows spent 0.8 s
-    // compiling. These are the sizes every query here has, so it is off for the service's connections.
+    // JIT compiles a report query for longer than the query runs, at every size this service's queries have
+    // (BENCHMARKS.md), so it is off for the service's connections.
     // extra_float_digits 1 (PostgreSQL's default, set here in case a role or database lowers it): doubles are sent
     // in their shortest exact form, which the server parses back to the same value and exports rendered by
     // PostgreSQL write as JavaScript would (migration 012).

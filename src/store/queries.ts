@@ -13,8 +13,8 @@ type Param = string | number | boolean | null | Date | string[] | number[];
 /**
  * Report data queries are planned for each call's own parameters. As prepared statements PostgreSQL switched them to
  * a generic plan after five calls, one that cannot see which months a date range covers or how many accounts it
- * reads: 400 days of campaigns then cost it 109-117 ms of CPU a call instead of 54-72 ms. Their planning is a
- * fraction of a millisecond against tens of milliseconds of work. Every other query is small, and keeps its plan.
+ * reads, and a long range then cost nearly twice the CPU (BENCHMARKS.md). Their planning is a fraction of a
+ * millisecond against tens of milliseconds of work. Every other query is small, and keeps its plan.
  */
 const planEachCall = (name: QueryName) => name.startsWith('report-data-');
 

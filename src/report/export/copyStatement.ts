@@ -7,17 +7,17 @@ import { quoted, renderable } from './rendered.ts';
 
 /**
  * An export's sort and hash join are each given at least this much memory (PostgreSQL's default, 4 MB, suits many
- * small queries at once; an export is one large one). A million-row export's query then sorts in memory instead of
- * on disk: 4.5 s to 3.2-3.4 s on the machine of BENCHMARKS.md. A server set higher keeps its own setting.
+ * small queries at once; an export is one large one), so a million-row export sorts in memory instead of on disk
+ * (BENCHMARKS.md). A server set higher keeps its own setting.
  */
 const EXPORT_WORK_MEM = '64MB';
 
 /**
  * An export's transaction plans without Memoize. An export reads each creative's facts once a day of its range, and
  * PostgreSQL, expecting repeats, chose a cached index lookup of a creative per fact (Memoize) over hashing the
- * creatives: for report-data-creative-one-currency over a million creatives on one day the cache missed a million
- * times, and the first row took 4.3-5.0 s instead of 0.9-1.2 s with the parallel hash join it chooses without
- * Memoize. Index lookups stay open to small exports.
+ * creatives: over a million creatives on one day the cache missed on every fact, and the first row came several
+ * times later than with the parallel hash join it chooses without Memoize (BENCHMARKS.md). Index lookups stay open to
+ * small exports.
  */
 const EXPORT_PLANNER = `select set_config('enable_memoize', 'off', true)`;
 
