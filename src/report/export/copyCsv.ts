@@ -1,11 +1,10 @@
 // CSV records written from PostgreSQL's binary COPY of a grouping's rows: ids as uuids, other dimensions as text, the
 // sums as doubles.
 //
-// A CSV export used to be rendered in its query (rendered.ts), a row's cells formatted and joined by PostgreSQL
-// functions: for a million rows that doubled the query's time, and the query is the export's slower side. Sent in
-// binary instead, a row is its text's bytes, sixteen-byte uuids and eight-byte doubles, and only the sums its metrics
-// use: PostgreSQL formats nothing, and the server copies the text and writes the ids and numbers here, byte by byte,
-// without a string or an object a row. The records are byte for byte what csvRecord (csv.ts) writes from
+// Rendering a CSV line in the query (as rendered.ts does for XLSX rows) doubles a large export's query time, and the
+// query is the export's slower side. Sent in binary, a row is its text's bytes, sixteen-byte uuids and eight-byte
+// doubles, and only the sums its metrics use: PostgreSQL formats nothing, and the server copies the text and writes
+// the ids and numbers here, byte by byte, without a string or an object a row. The records are byte for byte what csvRecord (csv.ts) writes from
 // the same row's cells (test/copyCsv.test.ts).
 import { UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../metrics.ts';
