@@ -15,7 +15,7 @@ const EnvSchema = v.object({
   PROBLEMS_URL: v.optional(httpUrl),
   REQUEST_DEADLINE_MS: v.optional(positive('milliseconds'), '30000'),
   TOKEN_TTL_S: v.optional(positive('seconds'), '3600'),
-  DEMO: v.optional(v.picklist(['auto', 'off'], 'must be auto or off'), 'auto'),
+  DEMO: v.optional(v.picklist(['on', 'auto', 'off'], 'must be on (or auto) or off')),
   HEAVY_PER_CLIENT: v.optional(positive('requests'), '4'),
   HEAVY_CONNECTIONS: v.optional(positive('connections')),
 });
@@ -29,7 +29,7 @@ export type Config = {
   problemsUrl: string;
   requestDeadlineMs: number;
   tokenTtlSeconds: number;
-  /** auto: seed the demo organization when the database has none. */
+  /** auto: seed the demo organization when the database has none; off by default on PostgreSQL (DECISIONS §10). */
   demo: 'auto' | 'off';
   /** Report data and export requests one client may run at once (DECISIONS §13). */
   heavyPerClient: number;
@@ -63,7 +63,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     tokenTtlSeconds: e.TOKEN_TTL_S,
-    demo: e.DEMO,
+    // A production database is never seeded by accident; the embedded one starts with something to read.
+    demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
     heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? 10 : 4),
   };

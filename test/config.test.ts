@@ -21,6 +21,14 @@ test('defaults follow DECISIONS §2', () => {
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).heavyConnections, 10, 'ten on PostgreSQL');
 });
 
+test('DEMO is off by default on PostgreSQL, so a production database is never seeded by accident', () => {
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).demo, 'off');
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', DEMO: 'auto' }).demo, 'auto');
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', DEMO: 'on' }).demo, 'auto', 'on is auto: seeded only when empty');
+  assert.is(loadConfig({ DEMO: 'off' }).demo, 'off');
+  assert.is(loadConfig({}).demo, 'auto', 'the embedded database starts with something to read');
+});
+
 test('BASE_URL drives PROBLEMS_URL, and a trailing slash is dropped', () => {
   const config = loadConfig({ BASE_URL: 'https://api.example.com/' });
   assert.is(config.baseUrl, 'https://api.example.com');

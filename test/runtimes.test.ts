@@ -22,8 +22,7 @@ async function storeEnv(): Promise<{ env: Record<string, string>; cleanup(): Pro
 for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
   it(`${runtime}: the demo's numbers as JSON, CSV and XLSX and a 304; /v1/health; exit 0 on SIGTERM`, async () => {
     const store = await storeEnv();
-    const { DEMO: _, ...env } = store.env;
-    const server = await startServer(env, runtime);
+    const server = await startServer({ ...store.env, DEMO: 'auto' }, runtime);
     try {
       const client = { clientId: /client id +(\S+)/.exec(server.output())![1], clientSecret: /client secret +(\S+)/.exec(server.output())![1] };
       const auth = { authorization: `Bearer ${await tokenFrom(server, client)}` };
