@@ -15,8 +15,12 @@ const fail = (code: number, message: string) => {
 };
 
 try {
-  // Bad arguments are refused before the database is touched.
-  parseCommandLine(argv);
+  // Bad arguments are refused, and help answered, before the database is touched.
+  const line = parseCommandLine(argv);
+  if (line.help !== undefined) {
+    process.stdout.write(`${line.help}\n`);
+    process.exit(0);
+  }
 } catch (error) {
   if (error instanceof UsageError) fail(2, error.message);
   throw error;

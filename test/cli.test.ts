@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs } from '../src/cli/args.ts';
+import { COMMANDS, flagsOf, usageLine } from '../src/cli/commands.ts';
 import { runCommand } from '../src/cli/run.ts';
 import { freshDatabase, onPostgres, freshDatabaseUrl, type TestDatabase } from './support/database.ts';
 import { cli, createClient, createOrg } from './support/fixtures.ts';
@@ -65,19 +66,22 @@ it('client create prints the secret once and stores only its hash', async ({ db,
 const bad: [string, (org: string) => string[]][] = [
   ['an unknown command', () => ['org', 'destroy']],
   ['a missing required flag', () => ['org', 'create']],
-  ['an unknown flag', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read', '--color', 'red']],
+  ['an unknown flag', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read', '--reports', 'all', '--ad-accounts', 'all', '--color', 'red']],
   ['an unknown plan', () => ['org', 'create', '--name', 'x', '--plan', 'platinum']],
   ['a bad currency', () => ['org', 'create', '--name', 'x', '--currency', 'euro']],
-  ['an unknown scope', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:write']],
-  ['an org that is not a UUID', () => ['client', 'create', '--org', 'acme', '--name', 'x', '--scopes', 'reports:read']],
-  ['an org that does not exist', () => ['client', 'create', '--org', crypto.randomUUID(), '--name', 'x', '--scopes', 'reports:read']],
-  ['a report allow-list naming another organization', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read', '--reports', crypto.randomUUID()]],
+  ['an unknown scope', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:write', '--reports', 'all', '--ad-accounts', 'all']],
+  ['an org that is not a UUID', () => ['client', 'create', '--org', 'acme', '--name', 'x', '--scopes', 'reports:read', '--reports', 'all', '--ad-accounts', 'all']],
+  ['an org that does not exist', () => ['client', 'create', '--org', crypto.randomUUID(), '--name', 'x', '--scopes', 'reports:read', '--reports', 'all', '--ad-accounts', 'all']],
+  ['a report allow-list naming another organization', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read', '--reports', crypto.randomUUID(), '--ad-accounts', 'all']],
   ['a negative budget', (org) => ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '-1']],
   ['an expiry in the past', () => ['client', 'secret', 'add', '--client', 'rdc_x', '--expires', '2001-01-01']],
   ['a secret for an unknown client', () => ['client', 'secret', 'add', '--client', 'rdc_nope']],
   ['revoking an unknown client', () => ['client', 'revoke', '--client', 'rdc_nope']],
   ['a repeated flag', () => ['org', 'create', '--name', 'a', '--name', 'b']],
   ['a lock on an unknown org', () => ['subscription', 'lock', '--org', crypto.randomUUID()]],
+  ['a client without allow-lists', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read']],
+  ['a client with an empty allow-list', (org) => ['client', 'create', '--org', org, '--name', 'x', '--scopes', 'reports:read', '--reports', '', '--ad-accounts', 'all']],
+  ['a list for an unknown org', () => ['report', 'list', '--org', crypto.randomUUID()]],
 ];
 for (const [what, argv] of bad) {
   it(`${what}: one line on stderr, exit 2, nothing written`, async ({ db, org }) => {
@@ -91,6 +95,39 @@ for (const [what, argv] of bad) {
   });
 }
 
+it('help lists every command with one line; COMMAND --help gives its usage and an example; exit 0', async ({ db }) => {
+  for (const argv of [['help'], ['--help']]) {
+    const out = await run(db, argv);
+    assert.is(out.code, 0);
+    for (const name of Object.keys(COMMANDS)) assert.match(out.stdout, new RegExp(`^  ${name} +\\S`, 'm'), name);
+  }
+  for (const argv of [['client', 'create', '--help'], ['help', 'client', 'create']]) {
+    const out = await run(db, argv);
+    assert.is(out.code, 0);
+    assert.match(out.stdout, 'usage: readout client create --org ID --name NAME --scopes "SCOPE ..." --reports all|ID,... --ad-accounts all|ID,...');
+    assert.match(out.stdout, /^example: readout client create /m);
+  }
+});
+
+it('every missing flag is named at once, with the usage line; an unknown one by name', async ({ db, org }) => {
+  const missing = await run(db, ['client', 'create', '--org', org]);
+  assert.is(missing.code, 2);
+  assert.is(missing.stderr, `readout: missing --name, --scopes, --reports, --ad-accounts; ${usageLine('client create')}\n`);
+  const unknown = await run(db, ['org', 'list', '--color', 'red', '--size', '2']);
+  assert.is(unknown.stderr, `readout: unknown flag --color, --size; ${usageLine('org list')}\n`);
+});
+
+it('every example in the help names only flags its command takes, and all it requires', () => {
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    const words = command.example.replace(/"[^"]*"/g, 'X').split(/\s+/).slice(1);
+    assert.equal(words.slice(0, name.split(' ').length), name.split(' '), name);
+    const given = words.filter((w) => w.startsWith('--')).map((w) => w.slice(2));
+    const flags = flagsOf(command.usage);
+    for (const flag of given) assert.ok(flags.some((f) => f.name === flag), `${name}: --${flag}`);
+    for (const flag of flags.filter((f) => f.required)) assert.ok(given.includes(flag.name), `${name} example lacks --${flag.name}`);
+  }
+});
+
 it('npm run readout runs as a real process: JSON out, and exit 2 with one line for bad arguments', async () => {
   const dir = temporaryDir();
   const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
@@ -102,7 +139,11 @@ it('npm run readout runs as a real process: JSON out, and exit 2 with one line f
     const badArgs = runSync('node', 'src/cli.ts', ['org', 'create', '--json'], env);
     assert.is(badArgs.status, 2);
     assert.is(badArgs.stdout, '');
-    assert.equal(badArgs.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')), ['readout: --name is required']);
+    assert.equal(badArgs.stderr.trim().split('\n'), ['readout: missing --name; usage: readout org create --name NAME [--plan CODE] [--currency CODE] [--json]']);
+    // Help is answered without the database: a DATA_DIR that cannot be opened does not matter.
+    const help = runSync('node', 'src/cli.ts', ['--help'], { DATA_DIR: '/proc/readout-no-such-dir' });
+    assert.is(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^ {2}client create {2,}create an API client/m);
   } finally {
     dir.remove();
     await fresh?.drop();
@@ -110,3 +151,44 @@ it('npm run readout runs as a real process: JSON out, and exit 2 with one line f
 });
 
 it.run();
+
+// ---
+
+const lists = suite<{ db: TestDatabase; org: string }>('list commands');
+lists.before(async (ctx) => {
+  ctx.db = await freshDatabase({ demoAt: Date.parse('2026-03-10T10:15:00Z') });
+  ctx.org = ctx.db.demo!.organizationId;
+});
+lists.after(async (ctx) => ctx.db.close());
+
+lists('org list, account list, report list, segment list and metric list: one JSON object each, or an aligned table', async ({ db, org }) => {
+  const json = async (argv: string[]) => {
+    const out = await run(db, [...argv, '--json']);
+    assert.is(out.code, 0, out.stderr);
+    assert.is(out.stdout.trim().split('\n').length, 1, 'exactly one line of JSON');
+    return JSON.parse(out.stdout);
+  };
+  const orgs = (await json(['org', 'list'])).organizations;
+  assert.equal(orgs.map((o: { name: string }) => o.name).sort(), ['Other Company', 'Readout Demo']);
+  assert.equal(orgs.find((o: { id: string }) => o.id === org), { id: org, name: 'Readout Demo', currency: 'USD', plan: 'enterprise', locked: false, budgetPerHour: 10000 });
+  const accounts = (await json(['account', 'list', '--org', org])).adAccounts;
+  assert.is(accounts.length, 4);
+  assert.ok(accounts.every((a: Record<string, string>) => /^[0-9a-f-]{36}$/.test(a.id) && a.platform && a.externalId && a.currency));
+  const reports = (await json(['report', 'list', '--org', org])).reports;
+  assert.ok(reports.some((r: Record<string, unknown>) => r.name === 'Europe in EUR' && r.currency === 'EUR' && r.adAccounts === 2));
+  const segments = (await json(['segment', 'list', '--org', org])).segments;
+  assert.equal(segments.map((s: { name: string }) => s.name), ['Brand', 'Performance', 'Video']);
+  const metrics = (await json(['metric', 'list', '--org', org])).metrics;
+  assert.equal(metrics[0], { name: 'impressions', displayName: 'Impressions', kind: 'count', unit: 'impressions', source: 'system', formula: null });
+  assert.ok(metrics.some((m: Record<string, unknown>) => m.name === 'cost_per_view' && m.source === 'custom' && m.formula === 'spend / video_views'));
+
+  const text = await run(db, ['report', 'list', '--org', org]);
+  const [header, ...rows] = text.stdout.trimEnd().split('\n');
+  assert.match(header, /^id +name +kind +currency +adAccounts +metrics +groupings$/);
+  assert.is(rows.length, reports.length);
+  // Aligned: each column starts at the same place on every line.
+  const at = header.indexOf('kind');
+  for (const row of rows) assert.match(row.slice(at), /^(standard|segment|months) /);
+});
+
+lists.run();

@@ -15,10 +15,13 @@ function scopesFlag(value: string): string[] {
   return names;
 }
 
-/** `all`, or a comma-separated list of UUIDs that must belong to the organization. */
-async function allowListFlag(sql: Sql, name: string, value: string | undefined, org: string, table: 'reports' | 'ad_accounts') {
-  if (value === undefined || value === '') return { all: false, ids: [] as string[] };
+/**
+ * `all`, or a comma-separated list of UUIDs that must belong to the organization. Required, and never empty: a
+ * client that may read nothing is made by mistake far more often than on purpose (DECISIONS §10).
+ */
+async function allowListFlag(sql: Sql, name: string, value: string, org: string, table: 'reports' | 'ad_accounts') {
   if (value === 'all') return { all: true, ids: [] as string[] };
+  if (value.trim() === '') throw new UsageError(`--${name} must be all or a comma-separated list of ids`);
   const ids = [...new Set(value.split(',').map((id) => uuidFlag(name, id.trim())))];
   const found = await query<{ id: string }>(sql, table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts', [org, ids]);
   const missing = ids.filter((id) => !found.some((row) => row.id === id));
@@ -35,7 +38,7 @@ function expiryFlag(value: string | undefined, now: number): Date | null {
 }
 
 export async function clientCreate(sql: Sql, { flags }: Parsed) {
-  const f = readFlags(flags, ['org', 'name', 'scopes'], ['reports', 'ad-accounts']);
+  const f = readFlags(flags, ['org', 'name', 'scopes', 'reports', 'ad-accounts']);
   const org = uuidFlag('org', f.org);
   const name = nameFlag('name', f.name);
   const scopes = scopesFlag(f.scopes);

@@ -1,10 +1,12 @@
-// The operator commands of DECISIONS §10, by their words.
+// The operator commands of DECISIONS §10, by their words, each with the usage its help prints and the checks of its
+// flags read from (a required flag is written `--org ID`, an optional one `[--plan CODE]`, a switch `[--yes]`).
 import type { Sql } from '../store/database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
 import { accountConnection, generate, importFile } from './data.ts';
 import { demo } from './demo.ts';
 import { fxImport, fxList } from './fx.ts';
+import { accountList, metricList, orgList, reportList, segmentList } from './lists.ts';
 import { orgCreate, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 
@@ -18,23 +20,170 @@ export type CommandDeps = {
   copy?: boolean;
 };
 
-type Command = (deps: CommandDeps, args: Parsed) => Promise<CommandResult>;
+export type Command = {
+  summary: string;
+  /** The flags after the command's words, as its usage line shows them. */
+  usage: string;
+  example: string;
+  run: (deps: CommandDeps, args: Parsed) => Promise<CommandResult>;
+};
+
+const noFile = () => Promise.reject(new Error('no file access'));
 
 export const COMMANDS: Record<string, Command> = {
-  demo: ({ sql, now }, args) => demo(sql, args, now),
-  'org create': ({ sql }, args) => orgCreate(sql, args),
-  'plan set': ({ sql }, args) => planSet(sql, args),
-  'subscription lock': ({ sql }, args) => subscriptionLock(true)(sql, args),
-  'subscription unlock': ({ sql }, args) => subscriptionLock(false)(sql, args),
-  'client create': ({ sql }, args) => clientCreate(sql, args),
-  'client secret add': ({ sql, now }, args) => clientSecretAdd(sql, args, now),
-  'client secret revoke': ({ sql }, args) => clientSecretRevoke(sql, args),
-  'client revoke': ({ sql }, args) => clientRevoke(sql, args),
-  'client list': ({ sql }, args) => clientList(sql, args),
-  'account connection': ({ sql }, args) => accountConnection(sql, args),
-  import: ({ sql, now, readText, copy }, args) =>
-    importFile(sql, args, { now, copy: copy ?? false, readText: readText ?? (() => Promise.reject(new Error('no file access'))) }),
-  generate: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
-  'fx import': ({ sql, readText }, args) => fxImport(sql, args, readText ?? (() => Promise.reject(new Error('no file access')))),
-  'fx list': ({ sql }, args) => fxList(sql, args),
+  demo: {
+    summary: 'create the demo organization (or top it up) and issue its client a fresh secret',
+    usage: '',
+    example: 'readout demo',
+    run: ({ sql, now }, args) => demo(sql, args, now),
+  },
+  'org create': {
+    summary: 'create an organization and its subscription',
+    usage: '--name NAME [--plan CODE] [--currency CODE]',
+    example: 'readout org create --name "Acme" --plan business --currency EUR',
+    run: ({ sql }, args) => orgCreate(sql, args),
+  },
+  'org list': {
+    summary: 'list the organizations, with their plans',
+    usage: '',
+    example: 'readout org list',
+    run: ({ sql }) => orgList(sql),
+  },
+  'plan set': {
+    summary: "change an organization's plan, or its hourly budget",
+    usage: '--org ID --plan CODE [--budget N]',
+    example: 'readout plan set --org 3f0c... --plan enterprise --budget 50000',
+    run: ({ sql }, args) => planSet(sql, args),
+  },
+  'subscription lock': {
+    summary: "lock an organization's subscription: its clients' data requests answer subscription-locked",
+    usage: '--org ID',
+    example: 'readout subscription lock --org 3f0c...',
+    run: ({ sql }, args) => subscriptionLock(true)(sql, args),
+  },
+  'subscription unlock': {
+    summary: "unlock an organization's subscription",
+    usage: '--org ID',
+    example: 'readout subscription unlock --org 3f0c...',
+    run: ({ sql }, args) => subscriptionLock(false)(sql, args),
+  },
+  'account list': {
+    summary: "list an organization's ad accounts",
+    usage: '--org ID',
+    example: 'readout account list --org 3f0c...',
+    run: ({ sql }, args) => accountList(sql, args),
+  },
+  'account connection': {
+    summary: "set an ad account's connection status",
+    usage: '--account ID --status ok|expired|permission-lost',
+    example: 'readout account connection --account 9a1b... --status expired',
+    run: ({ sql }, args) => accountConnection(sql, args),
+  },
+  'report list': {
+    summary: "list an organization's reports",
+    usage: '--org ID',
+    example: 'readout report list --org 3f0c...',
+    run: ({ sql }, args) => reportList(sql, args),
+  },
+  'segment list': {
+    summary: "list an organization's segments",
+    usage: '--org ID',
+    example: 'readout segment list --org 3f0c...',
+    run: ({ sql }, args) => segmentList(sql, args),
+  },
+  'metric list': {
+    summary: "list the metrics an organization's reports may use: system and custom",
+    usage: '--org ID',
+    example: 'readout metric list --org 3f0c...',
+    run: ({ sql }, args) => metricList(sql, args),
+  },
+  'client create': {
+    summary: 'create an API client and its first secret (shown once)',
+    usage: '--org ID --name NAME --scopes "SCOPE ..." --reports all|ID,... --ad-accounts all|ID,...',
+    example: 'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all --ad-accounts all',
+    run: ({ sql }, args) => clientCreate(sql, args),
+  },
+  'client list': {
+    summary: "list an organization's clients (never their secrets)",
+    usage: '--org ID',
+    example: 'readout client list --org 3f0c...',
+    run: ({ sql }, args) => clientList(sql, args),
+  },
+  'client revoke': {
+    summary: 'revoke a client: its tokens stop within a second',
+    usage: '--client ID',
+    example: 'readout client revoke --client rdc_0123...',
+    run: ({ sql }, args) => clientRevoke(sql, args),
+  },
+  'client secret add': {
+    summary: 'add a secret to a client (shown once), to rotate without downtime',
+    usage: '--client ID [--expires ISO-8601]',
+    example: 'readout client secret add --client rdc_0123... --expires 2027-01-01',
+    run: ({ sql, now }, args) => clientSecretAdd(sql, args, now),
+  },
+  'client secret revoke': {
+    summary: "revoke one of a client's secrets",
+    usage: '--client ID --secret SECRET_ID',
+    example: 'readout client secret revoke --client rdc_0123... --secret 5d2e...',
+    run: ({ sql }, args) => clientSecretRevoke(sql, args),
+  },
+  import: {
+    summary: 'load platform data from a CSV file (- for standard input, .gz read through gunzip)',
+    usage: '--org ID --file FILE',
+    example: 'readout import --org 3f0c... --file facts.csv.gz',
+    run: ({ sql, now, readText, copy }, args) => importFile(sql, args, { now, copy: copy ?? false, readText: readText ?? noFile }),
+  },
+  generate: {
+    summary: 'generate synthetic data at scale, for trials and benchmarks',
+    usage: '--org ID --accounts N --campaigns N --days N [--creatives N]',
+    example: 'readout generate --org 3f0c... --accounts 5 --campaigns 200 --days 400',
+    run: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
+  },
+  'fx import': {
+    summary: "import exchange rates: the ECB's euro reference rates, or a CSV of USD per unit",
+    usage: '--file FILE',
+    example: 'readout fx import --file eurofxref-hist.csv',
+    run: ({ sql, readText }, args) => fxImport(sql, args, readText ?? noFile),
+  },
+  'fx list': {
+    summary: 'list the currencies with rates, and the days they cover',
+    usage: '',
+    example: 'readout fx list',
+    run: ({ sql }, args) => fxList(sql, args),
+  },
 };
+
+export type FlagSpec = { name: string; required: boolean; value: boolean };
+
+/** The flags a usage line names: `--org ID` required, `[--plan CODE]` optional, `[--yes]` a switch. */
+export function flagsOf(usage: string): FlagSpec[] {
+  return [...usage.matchAll(/(\[)?--([a-z][a-z-]*)( (?:"[^"]*"|[^\s\]]+))?\]?/g)].map(([, optional, name, value]) => ({
+    name,
+    required: !optional,
+    value: value !== undefined,
+  }));
+}
+
+/** Every switch any command takes, and those every command takes: the parser must know them before the command. */
+export const SWITCHES = new Set(['json', 'help', ...Object.values(COMMANDS).flatMap((c) => flagsOf(c.usage).filter((f) => !f.value).map((f) => f.name))]);
+
+export const usageLine = (name: string) => `usage: readout ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''} [--json]`;
+
+/** `readout help`: every command with its one line. */
+export function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  return [
+    'readout: the operator command line of readout, the reporting API (README "Operator commands").',
+    'usage: readout COMMAND [--flags] [--json]     readout COMMAND --help for its flags and an example',
+    '(from a checkout: npm run readout -- COMMAND; on Bun: npx bun src/cli.ts COMMAND)',
+    '',
+    ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    '',
+    'With --json every command prints exactly one JSON object. Bad arguments: one line on stderr, exit 2.',
+  ].join('\n');
+}
+
+/** `readout COMMAND --help`: what it does, its usage line, and an example. */
+export function commandHelp(name: string): string {
+  return [`readout ${name}: ${COMMANDS[name].summary}`, usageLine(name), `example: ${COMMANDS[name].example}`].join('\n');
+}

@@ -1,25 +1,40 @@
-// Runs one operator command line against a database: parse, dispatch, and the exit code it deserves.
+// Runs one operator command line against a database: parse, check the flags against the command's usage, dispatch,
+// and the exit code it deserves. Help is answered here too, without the database.
 import { parseArgs, UsageError } from './args.ts';
-import { COMMANDS, type CommandDeps } from './commands.ts';
+import { commandHelp, COMMANDS, flagsOf, helpText, SWITCHES, usageLine, type CommandDeps } from './commands.ts';
 
 export type CliOutcome = { code: 0 | 1 | 2; stdout: string; stderr: string };
 
-const USAGE = `usage: readout COMMAND [--flags] [--json]; commands: ${Object.keys(COMMANDS).join(', ')}`;
+const USAGE = 'usage: readout COMMAND [--flags] [--json]; `readout help` lists the commands';
 
-/** Finds the longest command whose words start the line. */
+/** Finds the command whose words are the line's words. */
 export function commandOf(words: string[]): string | undefined {
-  for (let n = Math.min(words.length, 3); n > 0; n--) {
-    const name = words.slice(0, n).join(' ');
-    if (COMMANDS[name] && n === words.length) return name;
-  }
-  return undefined;
+  const name = words.join(' ');
+  return COMMANDS[name] ? name : undefined;
 }
 
+/** The command and its flags, or the help text asked for; a UsageError names every mistake of the line at once. */
 export function parseCommandLine(argv: string[]) {
-  const parsed = parseArgs(argv, new Set(['json']));
+  const parsed = parseArgs(argv, SWITCHES);
+  const json = parsed.flags.has('json');
+  const [first, ...rest] = parsed.words;
+  if (first === 'help' || (first === undefined && parsed.flags.has('help'))) {
+    if (rest.length === 0) return { help: helpText(), json };
+    const asked = commandOf(rest);
+    if (!asked) throw new UsageError(`unknown command "${rest.join(' ')}"; ${USAGE}`);
+    return { help: commandHelp(asked), json };
+  }
   const name = commandOf(parsed.words);
   if (!name) throw new UsageError(parsed.words.length ? `unknown command "${parsed.words.join(' ')}"; ${USAGE}` : USAGE);
-  return { name, parsed, json: parsed.flags.has('json') };
+  if (parsed.flags.has('help')) return { help: commandHelp(name), json };
+  const spec = flagsOf(COMMANDS[name].usage);
+  const unknown = [...parsed.flags.keys()].filter((flag) => flag !== 'json' && !spec.some((s) => s.name === flag));
+  if (unknown.length) throw new UsageError(`unknown flag ${unknown.map((f) => `--${f}`).join(', ')}; ${usageLine(name)}`);
+  const missing = spec.filter((s) => s.required && !parsed.flags.has(s.name));
+  if (missing.length) throw new UsageError(`missing ${missing.map((s) => `--${s.name}`).join(', ')}; ${usageLine(name)}`);
+  const switched = spec.filter((s) => s.value && parsed.flags.get(s.name) === true);
+  if (switched.length) throw new UsageError(`--${switched[0].name} needs a value; ${usageLine(name)}`);
+  return { name, parsed, json };
 }
 
 export async function runCommand(argv: string[], deps: CommandDeps): Promise<CliOutcome> {
@@ -27,7 +42,8 @@ export async function runCommand(argv: string[], deps: CommandDeps): Promise<Cli
   try {
     const line = parseCommandLine(argv);
     json = line.json;
-    const out = await COMMANDS[line.name](deps, line.parsed);
+    if (line.help !== undefined) return { code: 0, stdout: `${line.help}\n`, stderr: '' };
+    const out = await COMMANDS[line.name].run(deps, line.parsed);
     const warnings = (out.warnings ?? []).map((warning) => `readout: warning: ${warning}\n`).join('');
     return { code: 0, stdout: `${json ? JSON.stringify(out.json) : out.text}\n`, stderr: warnings };
   } catch (error) {
