@@ -93,6 +93,12 @@ create table custom_metrics (
   constraint custom_metrics_name_check CHECK (name ~ '^[a-z][a-z0-9_]{0,62}$'::text)
 );
 
+create table deleted_clients (
+  id text not null,
+  deleted_at timestamp with time zone default now() not null,
+  constraint deleted_clients_pkey PRIMARY KEY (id)
+);
+
 create table facts (
   organization_id uuid not null,
   ad_account_id uuid not null,
@@ -438,6 +444,40 @@ begin
   insert into quota_client_usage as u (organization_id, client_id, window_start, used)
   select p_org, c_ids[j], p_window, c_added[j] from generate_subscripts(c_ids, 1) j where c_added[j] > 0
   on conflict (client_id, window_start) do update set used = u.used + excluded.used;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.delete_organization(p_org uuid)
+ RETURNS TABLE(clients integer, fact_rows bigint)
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_clients integer;
+  v_facts bigint;
+begin
+  insert into deleted_clients (id) select id from api_clients where organization_id = p_org on conflict do nothing;
+  select count(*) into v_clients from api_clients where organization_id = p_org;
+  delete from facts where organization_id = p_org;
+  get diagnostics v_facts = row_count;
+  delete from facts_monthly where organization_id = p_org;
+  delete from facts_campaign_daily where organization_id = p_org;
+  delete from facts_campaign_monthly where organization_id = p_org;
+  delete from report_segments where organization_id = p_org;
+  delete from report_ad_accounts where organization_id = p_org;
+  delete from segment_campaigns where organization_id = p_org;
+  delete from reports where organization_id = p_org;
+  delete from segments where organization_id = p_org;
+  delete from custom_metrics where organization_id = p_org;
+  delete from creatives where organization_id = p_org;
+  delete from campaigns where organization_id = p_org;
+  delete from ad_accounts where organization_id = p_org;
+  delete from quota_client_usage where organization_id = p_org;
+  delete from quota_windows where organization_id = p_org;
+  delete from client_secrets where organization_id = p_org;
+  delete from api_clients where organization_id = p_org;
+  delete from subscriptions where organization_id = p_org;
+  delete from organizations where id = p_org;
+  return query select v_clients, v_facts;
 end
 $function$;
 

@@ -7,7 +7,7 @@ import { accountConnection, generate, importFile } from './data.ts';
 import { demo } from './demo.ts';
 import { fxImport, fxList } from './fx.ts';
 import { accountList, metricList, orgList, reportList, segmentList } from './lists.ts';
-import { orgCreate, planSet, subscriptionLock } from './org.ts';
+import { orgCreate, orgDelete, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 
 export type CommandDeps = {
@@ -32,8 +32,8 @@ const noFile = () => Promise.reject(new Error('no file access'));
 
 export const COMMANDS: Record<string, Command> = {
   demo: {
-    summary: 'create the demo organization (or top it up) and issue its client a fresh secret',
-    usage: '',
+    summary: 'create the demo organization (or top it up) and issue its client a fresh secret; --remove deletes it',
+    usage: '[--remove]',
     example: 'readout demo',
     run: ({ sql, now }, args) => demo(sql, args, now),
   },
@@ -42,6 +42,12 @@ export const COMMANDS: Record<string, Command> = {
     usage: '--name NAME [--plan CODE] [--currency CODE]',
     example: 'readout org create --name "Acme" --plan business --currency EUR',
     run: ({ sql }, args) => orgCreate(sql, args),
+  },
+  'org delete': {
+    summary: 'delete an organization and everything it owns; its clients are cut off within a second',
+    usage: '--org ID [--yes]',
+    example: 'readout org delete --org 3f0c... --yes',
+    run: ({ sql }, args) => orgDelete(sql, args),
   },
   'org list': {
     summary: 'list the organizations, with their plans',

@@ -5,6 +5,7 @@ import { SCOPES } from '../auth/scopes.ts';
 import { CREATIVE_FORMATS } from '../dataModel.ts';
 import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
 import { readFlags, type Parsed } from './args.ts';
+import { deleteOrganization } from './org.ts';
 import { result } from './output.ts';
 
 const DAYS = 430;
@@ -130,8 +131,16 @@ async function seed(tx: Queryable, now: number) {
   return { org, reportIds };
 }
 
+/** `demo --remove`: the demo organizations deleted with everything they own; the rest of the database untouched. */
+async function removeDemo(sql: Sql) {
+  const ids = [await demoId('org'), await demoId('other-org')];
+  const existing = (await query<{ id: string }>(sql, 'find-organizations', [ids])).map((row) => row.id);
+  for (const id of existing) await deleteOrganization(sql, id);
+  return result({ removed: existing }, existing.length ? `demo organizations removed: ${existing.join(', ')}` : 'no demo organization to remove');
+}
+
 export async function demo(sql: Sql, { flags }: Parsed, now: number) {
-  readFlags(flags, []);
+  if (readFlags(flags, [], ['remove']).remove !== undefined) return removeDemo(sql);
   const out = await sql.begin(async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);

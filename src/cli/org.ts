@@ -55,3 +55,21 @@ export function subscriptionLock(locked: boolean) {
     return result({ organizationId: org, locked }, `organization ${org}: subscription ${locked ? 'locked' : 'unlocked'}`);
   };
 }
+
+/** Deletes an organization and everything it owns; its clients' tokens stop within a second (migration 018). */
+export async function deleteOrganization(sql: Sql, org: string) {
+  const [row] = await sql.begin((tx) => query<{ clients: number; factRows: number }>(tx, 'delete-organization', [org]));
+  return row;
+}
+
+export async function orgDelete(sql: Sql, { flags }: Parsed) {
+  const f = readFlags(flags, ['org'], ['yes']);
+  const org = uuidFlag('org', f.org);
+  const { name } = await requireOrganization(sql, org);
+  if (f.yes === undefined) throw new UsageError(`org delete removes ${name} (${org}) with its clients, reports and data for good; add --yes to do it`);
+  const { clients, factRows } = await deleteOrganization(sql, org);
+  return result(
+    { organizationId: org, deleted: true, clients, factRows },
+    `organization ${org} (${name}) deleted: ${clients} clients (their tokens stop within a second), ${factRows} fact rows`,
+  );
+}
