@@ -175,16 +175,20 @@ lists('org list, account list, report list, segment list and metric list: one JS
   assert.is(accounts.length, 4);
   assert.ok(accounts.every((a: Record<string, string>) => /^[0-9a-f-]{36}$/.test(a.id) && a.platform && a.externalId && a.currency));
   const reports = (await json(['report', 'list', '--org', org])).reports;
-  assert.ok(reports.some((r: Record<string, unknown>) => r.name === 'Europe in EUR' && r.currency === 'EUR' && r.adAccounts === 2));
+  const europe = reports.find((r: { name: string }) => r.name === 'Europe in EUR');
+  assert.is(europe.currency, 'EUR');
+  assert.is(europe.adAccountIds.length, 2);
+  assert.equal(Object.keys(europe).sort(), ['adAccountIds', 'createdAt', 'currency', 'description', 'groupings', 'id', 'kind', 'metrics', 'name', 'organizationId', 'segmentIds', 'updatedAt'], "the API's report object");
   const segments = (await json(['segment', 'list', '--org', org])).segments;
   assert.equal(segments.map((s: { name: string }) => s.name), ['Brand', 'Performance', 'Video']);
+  assert.ok(segments.every((s: { campaignCount: number }) => s.campaignCount > 0));
   const metrics = (await json(['metric', 'list', '--org', org])).metrics;
-  assert.equal(metrics[0], { name: 'impressions', displayName: 'Impressions', kind: 'count', unit: 'impressions', source: 'system', formula: null });
-  assert.ok(metrics.some((m: Record<string, unknown>) => m.name === 'cost_per_view' && m.source === 'custom' && m.formula === 'spend / video_views'));
+  assert.equal([metrics[0].name, metrics[0].system], ['impressions', true]);
+  assert.ok(metrics.some((m: Record<string, unknown>) => m.name === 'cost_per_view' && m.system === false && m.formula === 'spend / video_views'));
 
   const text = await run(db, ['report', 'list', '--org', org]);
   const [header, ...rows] = text.stdout.trimEnd().split('\n');
-  assert.match(header, /^id +name +kind +currency +adAccounts +metrics +groupings$/);
+  assert.match(header, /^id +name +kind +currency +adAccountIds +metrics +groupings$/);
   assert.is(rows.length, reports.length);
   // Aligned: each column starts at the same place on every line.
   const at = header.indexOf('kind');

@@ -1,8 +1,11 @@
 // `org list`, `account list`, `report list`, `segment list`, `metric list`: what an operator needs to see (the ids
-// `client create --reports` and `--ad-accounts` take, among others), as an aligned table or one JSON object.
+// `client create --reports` and `--ad-accounts` take, among others), as an aligned table or one JSON object. An
+// organization's lists are the API's own list queries, read whole with nothing cut by an allow-list, so the JSON
+// holds the objects the API answers with (spec/openapi.json).
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
+import type { ListRow } from '../http/paging.ts';
 import { readFlags, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result, table } from './output.ts';
@@ -15,21 +18,36 @@ export async function orgList(sql: Sql) {
   return result({ organizations }, text || 'no organizations');
 }
 
-/** One organization's rows of a list query, under the key the JSON output names. */
-async function organizationList(sql: Sql, { flags }: Parsed, file: QueryName, key: string, columns: string[]) {
+const PAGE = 1000;
+/** Every allow-list argument of the API's list queries, as a client allowed everything: `all`, no ids. */
+const EVERYTHING = [true, []];
+
+/** Every item of one of the API's list queries (page and page size first, then params), a page at a time. */
+async function allItems(sql: Sql, name: QueryName, params: unknown[]): Promise<Row[]> {
+  const items: Row[] = [];
+  for (let page = 1; ; page++) {
+    const [row] = await query<ListRow>(sql, name, [page, PAGE, ...params] as never[]);
+    items.push(...(row.items as Row[]));
+    if (items.length >= row.total || row.items.length === 0) return items;
+  }
+}
+
+/** One organization's list, under the key the JSON output names. */
+async function organizationList(sql: Sql, { flags }: Parsed, name: QueryName, params: unknown[], key: string, columns: string[]) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
-  const rows = await query<Row>(sql, file, [org]);
+  const rows = await allItems(sql, name, [org, ...params]);
   return result({ organizationId: org, [key]: rows }, table(rows, columns) || `no ${key.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`);
 }
 
 export const accountList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'cli-list-ad-accounts', 'adAccounts', ['id', 'platform', 'externalId', 'name', 'currency', 'connectionStatus']);
+  organizationList(sql, args, 'list-ad-accounts', [...EVERYTHING, null], 'adAccounts', ['id', 'platform', 'externalId', 'name', 'currency', 'connectionStatus']);
 
 export const reportList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'cli-list-reports', 'reports', ['id', 'name', 'kind', 'currency', 'adAccounts', 'metrics', 'groupings']);
+  organizationList(sql, args, 'list-reports', [...EVERYTHING, ...EVERYTHING], 'reports', ['id', 'name', 'kind', 'currency', 'adAccountIds', 'metrics', 'groupings']);
 
-export const segmentList = (sql: Sql, args: Parsed) => organizationList(sql, args, 'cli-list-segments', 'segments', ['id', 'name', 'campaigns', 'description']);
+export const segmentList = (sql: Sql, args: Parsed) =>
+  organizationList(sql, args, 'list-segments', EVERYTHING, 'segments', ['id', 'name', 'campaignCount', 'description']);
 
 export const metricList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'cli-list-metrics', 'metrics', ['name', 'source', 'kind', 'unit', 'displayName', 'formula']);
+  organizationList(sql, args, 'list-organization-metrics', [], 'metrics', ['name', 'system', 'kind', 'unit', 'displayName', 'formula']);
