@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs } from '../src/cli/args.ts';
-import { COMMANDS, flagsOf, usageLine } from '../src/cli/commands.ts';
+import { COMMANDS, flagsOf, SWITCHES, usageLine } from '../src/cli/commands.ts';
 import { runCommand } from '../src/cli/run.ts';
 import { freshDatabase, onPostgres, freshDatabaseUrl, type TestDatabase } from './support/database.ts';
 import { cli, createClient, createOrg } from './support/fixtures.ts';
@@ -115,6 +115,20 @@ it('every missing flag is named at once, with the usage line; an unknown one by 
   assert.is(missing.stderr, `readout: missing --name, --scopes, --reports, --ad-accounts; ${usageLine('client create')}\n`);
   const unknown = await run(db, ['org', 'list', '--color', 'red', '--size', '2']);
   assert.is(unknown.stderr, `readout: unknown flag --color, --size; ${usageLine('org list')}\n`);
+});
+
+it('no flag is a switch in one command and takes a value in another (the line is read before the command is known)', () => {
+  const valued = Object.values(COMMANDS).flatMap((c) => flagsOf(c.usage).filter((f) => f.value).map((f) => f.name));
+  assert.equal(valued.filter((name) => SWITCHES.has(name)), []);
+});
+
+it("each command's usage line and the flags it reads agree: given what its usage requires, none is missing", async ({ db }) => {
+  for (const [name, command] of Object.entries(COMMANDS)) {
+    const required = flagsOf(command.usage).filter((f) => f.required);
+    if (required.length === 0) continue;
+    const out = await run(db, [...name.split(' '), ...required.flatMap((f) => [`--${f.name}`, 'x'])]);
+    assert.not.match(out.stderr, /is required|missing --/, `${name}: ${out.stderr}`);
+  }
 });
 
 it('every example in the help names only flags its command takes, and all it requires', () => {

@@ -47,20 +47,17 @@ export function parseArgs(argv: string[], switches: ReadonlySet<string>): Parsed
   return { words, flags };
 }
 
-/** The flags of one command: required and optional names, read as strings; anything else is refused. */
+/**
+ * The flags of one command, typed by its required and optional names. run.ts has already checked the line against
+ * the command's usage (unknown flags refused, every required one named); a required name missing here means the
+ * usage line and the command disagree.
+ */
 export function readFlags<R extends string, O extends string>(
   flags: Map<string, string | true>,
   required: readonly R[],
-  optional: readonly O[] = [],
+  _optional: readonly O[] = [],
 ): Record<R, string> & Partial<Record<O, string>> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of flags) {
-    if (name === 'json') continue;
-    if (!(required as readonly string[]).includes(name) && !(optional as readonly string[]).includes(name)) {
-      throw new UsageError(`unknown flag --${name}`);
-    }
-    out[name] = value as string;
-  }
+  const out = Object.fromEntries(flags) as Record<string, string>;
   for (const name of required) if (out[name] === undefined) throw new UsageError(`--${name} is required`);
   return out as Record<R, string> & Partial<Record<O, string>>;
 }

@@ -133,9 +133,12 @@ async function seed(tx: Queryable, now: number) {
 
 /** `demo --remove`: the demo organizations deleted with everything they own; the rest of the database untouched. */
 async function removeDemo(sql: Sql) {
-  const ids = [await demoId('org'), await demoId('other-org')];
-  const existing = (await query<{ id: string }>(sql, 'find-organizations', [ids])).map((row) => row.id);
-  for (const id of existing) await deleteOrganization(sql, id);
+  const existing: string[] = [];
+  for (const id of [await demoId('org'), await demoId('other-org')]) {
+    if ((await query(sql, 'get-organization', [id])).length === 0) continue;
+    await deleteOrganization(sql, id);
+    existing.push(id);
+  }
   return result({ removed: existing }, existing.length ? `demo organizations removed: ${existing.join(', ')}` : 'no demo organization to remove');
 }
 

@@ -56,9 +56,9 @@ export function subscriptionLock(locked: boolean) {
   };
 }
 
-/** Deletes an organization and everything it owns; its clients' tokens stop within a second (migration 018). */
+/** Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration 018). */
 export async function deleteOrganization(sql: Sql, org: string) {
-  const [row] = await sql.begin((tx) => query<{ clients: number; factRows: number }>(tx, 'delete-organization', [org]));
+  const [row] = await query<{ clients: number; factRows: number }>(sql, 'delete-organization', [org]);
   return row;
 }
 

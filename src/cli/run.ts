@@ -32,8 +32,6 @@ export function parseCommandLine(argv: string[]) {
   if (unknown.length) throw new UsageError(`unknown flag ${unknown.map((f) => `--${f}`).join(', ')}; ${usageLine(name)}`);
   const missing = spec.filter((s) => s.required && !parsed.flags.has(s.name));
   if (missing.length) throw new UsageError(`missing ${missing.map((s) => `--${s.name}`).join(', ')}; ${usageLine(name)}`);
-  const switched = spec.filter((s) => s.value && parsed.flags.get(s.name) === true);
-  if (switched.length) throw new UsageError(`--${switched[0].name} needs a value; ${usageLine(name)}`);
   return { name, parsed, json };
 }
 

@@ -28,7 +28,6 @@ export type QueryName =
   | 'find-import-currency-conflict'
   | 'find-organization-ad-accounts'
   | 'find-organization-reports'
-  | 'find-organizations'
   | 'find-unconvertible-currencies'
   | 'generate-entities'
   | 'generate-facts'
