@@ -2,7 +2,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { runCommand } from '../../src/cli/run.ts';
+import { cli } from './fixtures.ts';
 import { openDatabase, type Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 
@@ -62,9 +62,7 @@ async function prepare(database: Database, options: FreshOptions): Promise<Recor
   if (options.migrated === false) return undefined;
   await migrate(database.sql);
   if (options.demoAt === undefined) return undefined;
-  const outcome = await runCommand(['demo', '--json'], { sql: database.sql, now: options.demoAt, progress: () => {} });
-  if (outcome.code !== 0) throw new Error(`readout demo failed: ${outcome.stderr}`);
-  return JSON.parse(outcome.stdout);
+  return cli(database.sql, ['demo'], options.demoAt);
 }
 
 type Template = { data: Blob; demo?: Record<string, string> };
