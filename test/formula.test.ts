@@ -41,4 +41,24 @@ test('a custom metric over a conversion metric is conversion-derived', () => {
   assert.is(catalogue.get('cpv')!.conversionDerived, false);
 });
 
+test('a custom metric may use others; one that uses itself, an unknown metric or a broken formula is null', () => {
+  const catalogue = metricCatalogue([
+    { name: 'double_cpc', formula: 'cpc * 2' },
+    { name: 'quad_cpc', formula: 'double_cpc * 2' },
+    { name: 'roas_pct', formula: 'roas * 100' },
+    { name: 'over_roas', formula: 'roas_pct + clicks' },
+    { name: 'a_loop', formula: 'b_loop + 1' },
+    { name: 'b_loop', formula: 'a_loop + 1' },
+    { name: 'unknown', formula: 'spend / nonexistent' },
+    { name: 'broken', formula: 'spend / clicks +' },
+  ]);
+  const sums = { impressions: 1000, clicks: 50, spend: 25, conversions: 5, conversion_value: 100, video_views: 0, video_completions: 0 };
+  const names = ['double_cpc', 'quad_cpc', 'over_roas', 'a_loop', 'b_loop', 'unknown', 'broken'];
+  const row = rowMetrics(sums, names.map((name) => catalogue.get(name)!));
+  assert.equal(row, { double_cpc: 1, quad_cpc: 2, over_roas: 450, a_loop: null, b_loop: null, unknown: null, broken: null });
+  // Conversion-derived through another custom metric: a plan without conversion metrics must not see it.
+  assert.is(catalogue.get('over_roas')!.conversionDerived, true);
+  assert.is(catalogue.get('quad_cpc')!.conversionDerived, false);
+});
+
 test.run();

@@ -65,23 +65,53 @@ export type CustomMetric = { name: string; formula: string; kind?: string };
 /** kind: money, count, percent, ratio or decimal (spec §2.6), which sets an XLSX cell's display format. */
 export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula; kind?: string };
 
-/** Every metric name an organization knows, with what it needs; a custom formula that cannot be parsed yields null. */
+/**
+ * Every metric name an organization knows, with what it needs. A custom formula may use other custom metrics: their
+ * formulas are put in its place, so that only system metrics remain. A formula that cannot be parsed, or that uses an
+ * unknown metric or itself (`readout apply` refuses both), yields null.
+ */
 export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan> {
   const catalogue = new Map<string, MetricPlan>();
   for (const [name, metric] of Object.entries(SYSTEM_METRICS)) catalogue.set(name, { name, conversionDerived: metric.conversionDerived, kind: metric.kind });
-  for (const { name, formula, kind } of custom) {
-    if (catalogue.has(name)) continue;
+  const sources = new Map(custom.filter((metric) => !(metric.name in SYSTEM_METRICS)).map((metric) => [metric.name, metric]));
+  const expanded = new Map<string, Formula>();
+  const expand = (name: string, within: string[]): Formula => {
+    const done = expanded.get(name);
+    if (done) return done;
     let tree: Formula;
     try {
-      tree = parseFormula(formula);
+      tree = inline(parseFormula(sources.get(name)!.formula), (ref) =>
+        ref in SYSTEM_METRICS ? { op: 'ref', name: ref } : sources.has(ref) && !within.includes(ref) ? expand(ref, [...within, ref]) : INVALID,
+      );
     } catch {
-      tree = { op: 'ref', name: '__invalid__' };
+      tree = INVALID;
     }
+    if (within.length === 1) expanded.set(name, tree);
+    return tree;
+  };
+  for (const { name, kind } of sources.values()) {
+    const tree = expand(name, [name]);
     // A formula over a conversion metric is itself conversion-derived: a plan without them must not see it.
     const derived = references(tree).some((ref) => SYSTEM_METRICS[ref]?.conversionDerived ?? false);
     catalogue.set(name, { name, conversionDerived: derived, formula: tree, kind });
   }
   return catalogue;
+}
+
+/** A reference to no metric: evaluates to null. */
+const INVALID: Formula = { op: 'ref', name: '__invalid__' };
+
+function inline(tree: Formula, ref: (name: string) => Formula): Formula {
+  switch (tree.op) {
+    case 'num':
+      return tree;
+    case 'ref':
+      return ref(tree.name);
+    case 'neg':
+      return { op: 'neg', arg: inline(tree.arg, ref) };
+    default:
+      return { op: tree.op, left: inline(tree.left, ref), right: inline(tree.right, ref) };
+  }
 }
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
