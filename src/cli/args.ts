@@ -1,7 +1,15 @@
 // Parses `WORD WORD --flag value --switch` command lines, strictly: unknown or repeated flags are errors.
 import { parseArgs as parseTokens } from 'node:util';
 
-export class UsageError extends Error {}
+/** Bad input: exit 2 with one line, and, for a file, one more line for each of its problems. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly details: string[] = [],
+  ) {
+    super(message);
+  }
+}
 
 export type Parsed = { words: string[]; flags: Map<string, string | true> };
 
@@ -73,4 +81,14 @@ export function nameFlag(name: string, value: string): string {
   const trimmed = value.trim();
   if (trimmed.length < 1 || trimmed.length > 200) throw new UsageError(`--${name} must be 1 to 200 characters`);
   return trimmed;
+}
+
+/** The text of the file a --file flag names; a file that cannot be read is bad input, named with its reason. */
+export async function readFileFlag(readText: (path: string) => Promise<string>, path: string): Promise<string> {
+  try {
+    return await readText(path);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new UsageError(`--file: cannot read ${path}${code ? ` (${code})` : ''}`);
+  }
 }

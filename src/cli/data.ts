@@ -3,7 +3,7 @@ import type { Sql } from '../store/database.ts';
 import { CsvError, readCsv } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
-import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
@@ -103,12 +103,7 @@ export type ImportDeps = { readText(path: string): Promise<string>; copy: boolea
 export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) {
   const f = readFlags(flags, ['org', 'file']);
   const org = uuidFlag('org', f.org);
-  let text: string;
-  try {
-    text = await deps.readText(f.file);
-  } catch {
-    throw new UsageError(`--file: cannot read ${f.file}`);
-  }
+  const text = await readFileFlag(deps.readText, f.file);
   const rows = parseImport(text);
   await requireOrganization(sql, org);
   const imported = await sql.begin(async (tx) => {

@@ -2,7 +2,7 @@
 import type { Sql } from '../store/database.ts';
 import { parseRates, RatesError } from './rates.ts';
 import { query } from '../store/queries.ts';
-import { readFlags, UsageError, type Parsed } from './args.ts';
+import { readFileFlag, readFlags, UsageError, type Parsed } from './args.ts';
 import { result, type CommandResult } from './output.ts';
 
 /** Rows a statement writes at a time: a history file holds hundreds of thousands. */
@@ -25,12 +25,7 @@ export async function rateWarnings(sql: Sql): Promise<string[]> {
 
 export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>): Promise<CommandResult> {
   const f = readFlags(flags, ['file']);
-  let text: string;
-  try {
-    text = await readText(f.file);
-  } catch {
-    throw new UsageError(`--file: cannot read ${f.file}`);
-  }
+  const text = await readFileFlag(readText, f.file);
   let rates;
   try {
     rates = parseRates(text);

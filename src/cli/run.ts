@@ -46,6 +46,7 @@ export async function runCommand(argv: string[], deps: CommandDeps): Promise<Cli
     return { code: 0, stdout: `${json ? JSON.stringify(out.json) : out.text}\n`, stderr: warnings };
   } catch (error) {
     const message = error instanceof UsageError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
-    return { code: error instanceof UsageError ? 2 : 1, stdout: '', stderr: `readout: ${message.split('\n')[0]}\n` };
+    const details = error instanceof UsageError ? error.details.map((line) => `${line}\n`).join('') : '';
+    return { code: error instanceof UsageError ? 2 : 1, stdout: '', stderr: `readout: ${message.split('\n')[0]}\n${details}` };
   }
 }
