@@ -1,8 +1,11 @@
 -- Returns what a data request on report $1 depends on, if organization $2's client may read it (report allow-list
 -- $3 all, or ids $4): the definition, the ad accounts it may see (ad-account allow-list $5 all, or ids $6) with their
 -- currency, connection and freshness, its segments and their campaigns, and the organization's custom metrics.
+-- version changes with the report's definition, and with the organization's report version (migration 010), which
+-- `readout apply` moves whenever what a report answers may change: a segment's campaigns, an ad account's name.
 select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
-       to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as version,
+       to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || ' '
+         || coalesce((select v.version from report_versions v where v.organization_id = r.organization_id), 0) as version,
        coalesce((
          select json_agg(json_build_object('id', a.id, 'currency', a.currency, 'status', a.connection_status,
                   'fetchedAt', to_char(a.last_fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by a.id)

@@ -3,6 +3,7 @@
 import type { Sql } from '../store/database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
+import { apply, configExport } from './catalogue.ts';
 import { accountConnection, generate, importFile } from './data.ts';
 import { demo } from './demo.ts';
 import { fxImport, fxList } from './fx.ts';
@@ -102,6 +103,18 @@ export const COMMANDS: Record<string, Command> = {
     usage: '--org ID',
     example: 'readout metric list --org 3f0c...',
     run: ({ sql }, args) => metricList(sql, args),
+  },
+  apply: {
+    summary: "make an organization's ad accounts, custom metrics, segments and reports what a YAML file says",
+    usage: '--org ID --file FILE [--dry-run] [--prune]',
+    example: 'readout apply --org 3f0c... --file readout.yaml --dry-run',
+    run: ({ sql, readText }, args) => apply(sql, args, readText ?? noFile),
+  },
+  'config export': {
+    summary: "print an organization's ad accounts, custom metrics, segments and reports as the YAML apply reads",
+    usage: '--org ID',
+    example: 'readout config export --org 3f0c... > readout.yaml',
+    run: ({ sql }, args) => configExport(sql, args),
   },
   'client create': {
     summary: 'create an API client and its first secret (shown once)',

@@ -1,6 +1,17 @@
 // Written by `npm run sql:names` from the files of sql/queries: every query name, so a typo is a type error.
 export type QueryName =
   | 'apply-import'
+  | 'catalogue-bump-version'
+  | 'catalogue-campaigns'
+  | 'catalogue-delete-metric'
+  | 'catalogue-delete-report'
+  | 'catalogue-delete-segment'
+  | 'catalogue-lock'
+  | 'catalogue-read'
+  | 'catalogue-save-ad-account'
+  | 'catalogue-save-metric'
+  | 'catalogue-save-report'
+  | 'catalogue-save-segment'
   | 'charge-quota-batch'
   | 'check-health'
   | 'cli-list-organizations'

@@ -1,0 +1,79 @@
+// `readout apply` (DECISIONS §12): in one transaction, with the organization locked against a concurrent apply, the
+// file is checked against what the organization holds, and the difference written, or only shown (dry run).
+import type { Sql } from '../store/database.ts';
+import { query, type Queryable } from '../store/queries.ts';
+import { readConfig, type Problem } from './document.ts';
+import { plan, type Change, type Plan } from './plan.ts';
+import { readStored } from './state.ts';
+
+export type ApplyOutcome = { ok: true; changes: Change[]; applied: boolean } | { ok: false; problems: Problem[] };
+
+/** Rolls the transaction back, keeping what it found. */
+class DryRun extends Error {
+  constructor(readonly outcome: ApplyOutcome) {
+    super('dry run');
+  }
+}
+
+export async function applyCatalogue(sql: Sql, org: string, source: string, options: { dryRun: boolean; prune: boolean }): Promise<ApplyOutcome> {
+  const file = readConfig(source);
+  if (!file.ok) return file;
+  try {
+    return await sql.begin(async (tx) => {
+      await query(tx, 'catalogue-lock', [org]);
+      const planned = plan(file, await readStored(tx, org), options.prune);
+      if ('problems' in planned) throw new DryRun({ ok: false, problems: planned.problems });
+      // applied: whether this run was to write; with nothing to change, the organization already matches the file.
+      if (options.dryRun || planned.changes.length === 0) throw new DryRun({ ok: true, changes: planned.changes, applied: !options.dryRun });
+      await write(tx, org, planned);
+      return { ok: true as const, changes: planned.changes, applied: true };
+    });
+  } catch (error) {
+    if (error instanceof DryRun) return error.outcome;
+    throw error;
+  }
+}
+
+async function write(tx: Queryable, org: string, planned: Plan) {
+  // Only what changes is written: an unchanged report keeps its updatedAt.
+  const touched = new Set(planned.changes.map((c) => `${c.type}\0${c.name}`));
+  const changed = (type: Change['type'], name: string) => touched.has(`${type}\0${name}`);
+  for (const { want } of planned.accounts) {
+    if (!changed('ad account', `${want.platform}/${want.externalId}`)) continue;
+    await query(tx, 'catalogue-save-ad-account', [org, want.platform, want.externalId, want.name, want.currency, want.timeZone]);
+  }
+  // Read again for the ids: of the accounts just made, and of the campaigns segments name.
+  const stored = await readStored(tx, org);
+  const accountIds = new Map(stored.adAccounts.map((a) => [`${a.platform}/${a.externalId}`, a.id]));
+  for (const { want } of planned.metrics) {
+    if (!changed('metric', want.name)) continue;
+    await query(tx, 'catalogue-save-metric', [org, want.name, want.displayName, want.kind, want.unit, want.description, want.formula]);
+  }
+  // The first stored segment of a name is the one the file's entry of that name is (plan.ts).
+  const segmentIds = new Map(stored.segments.map((s) => [s.name, s.id] as const).reverse());
+  for (const { want, id } of planned.segments) {
+    if (!changed('segment', want.name)) continue;
+    const campaigns = want.campaigns.map((key) => stored.campaigns.get(key)!);
+    const [row] = await query<{ id: string }>(tx, 'catalogue-save-segment', [org, id, want.name, want.description, campaigns]);
+    segmentIds.set(want.name, row.id);
+  }
+  for (const { want, id } of planned.reports) {
+    if (!changed('report', want.name)) continue;
+    await query(tx, 'catalogue-save-report', [
+      org,
+      id,
+      want.name,
+      want.description,
+      want.kind,
+      want.currency,
+      want.metrics,
+      want.groupings,
+      want.adAccounts.map((key) => accountIds.get(key)!),
+      want.segments.map((name) => segmentIds.get(name)!),
+    ]);
+  }
+  for (const report of planned.deletes.reports) await query(tx, 'catalogue-delete-report', [org, report.id]);
+  for (const segment of planned.deletes.segments) await query(tx, 'catalogue-delete-segment', [org, segment.id]);
+  for (const metric of planned.deletes.metrics) await query(tx, 'catalogue-delete-metric', [org, metric.name]);
+  await query(tx, 'catalogue-bump-version', [org]);
+}

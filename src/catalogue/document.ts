@@ -1,0 +1,126 @@
+// Reads a catalogue file (YAML 1.2, so JSON too) and says where in it each problem is: every problem is a path such
+// as reports[1].metrics[3] and the line it starts on, found through the parsed document's source ranges.
+import { LineCounter, parseDocument } from 'yaml';
+import * as v from 'valibot';
+import { AdAccountSchema, MetricSchema, ReportSchema, SegmentSchema, type AdAccountEntry, type MetricEntry, type ReportEntry, type SegmentEntry } from './schema.ts';
+
+export type Path = (string | number)[];
+/** One thing wrong with the file: where, and what. */
+export type Problem = { path: Path; message: string; line?: number };
+
+export const formatPath = (path: Path) =>
+  path.map((key, i) => (typeof key === 'number' ? `[${key}]` : i === 0 ? key : `.${key}`)).join('');
+
+/** `file:line: path: message`, as compilers print them, so editors and terminals link to the line. */
+export const formatProblem = (file: string, problem: Problem) =>
+  `${file}${problem.line ? `:${problem.line}` : ''}: ${problem.path.length ? `${formatPath(problem.path)}: ` : ''}${problem.message}`;
+
+/**
+ * The file's entries, each checked on its own: of one that is not valid, the fields that are, so that the rest of
+ * the file, and what can still be checked of that entry, is checked against the organization as well.
+ */
+export type CheckedFile = {
+  adAccounts: Partial<AdAccountEntry>[];
+  metrics: Partial<MetricEntry>[];
+  segments: Partial<SegmentEntry>[];
+  reports: Partial<ReportEntry>[];
+  /** The keys of the entries that are not valid: named elsewhere, they are not reported again as unknown. */
+  invalid: Set<string>;
+  /** The entries that hold only their valid fields. */
+  partial: WeakSet<object>;
+};
+
+export type ReadFile =
+  | { ok: true; config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined }
+  | { ok: false; problems: Problem[] };
+
+const ENTRIES = { adAccounts: AdAccountSchema, metrics: MetricSchema, segments: SegmentSchema, reports: ReportSchema };
+/** The file's outline: the lists themselves, whatever their entries hold. */
+const Outline = v.strictObject({
+  $schema: v.optional(v.string()),
+  ...(Object.fromEntries(Object.keys(ENTRIES).map((key) => [key, v.optional(v.array(v.unknown()), [])])) as Record<keyof typeof ENTRIES, v.OptionalSchema<v.ArraySchema<v.UnknownSchema, undefined>, []>>),
+});
+
+/** The fields of an entry that are valid on their own (defaults included); unknown keys are left out. */
+function validFields(schema: (typeof ENTRIES)[keyof typeof ENTRIES], item: unknown): Record<string, unknown> {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return {};
+  const fields: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(schema.pipe[0].entries)) {
+    const parsed = v.safeParse(field as v.GenericSchema, (item as Record<string, unknown>)[key]);
+    if (parsed.success && parsed.output !== undefined) fields[key] = parsed.output;
+  }
+  return fields;
+}
+
+/** What an entry that is not valid is still called, if anything. */
+function keyOf(list: keyof typeof ENTRIES, item: unknown): string | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { name, platform, externalId } = item as Record<string, unknown>;
+  if (list === 'adAccounts') return typeof platform === 'string' && typeof externalId === 'string' ? `${list}:${platform}/${externalId}` : undefined;
+  return typeof name === 'string' ? `${list}:${name}` : undefined;
+}
+
+export function readConfig(source: string): ReadFile {
+  const lines = new LineCounter();
+  // uniqueKeys: a key given twice in one mapping is an error, not a silent last-wins.
+  const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length) {
+    return {
+      ok: false,
+      problems: doc.errors.map((error) => ({
+        path: [],
+        line: lines.linePos(error.pos[0]).line,
+        message: `not valid YAML: ${error.message.split('\n')[0]}`,
+      })),
+    };
+  }
+  /** The line of the deepest node the path reaches: a missing key is reported on its mapping's line. */
+  const lineOf = (path: Path): number | undefined => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return lines.linePos(range[0]).line;
+    }
+    return undefined;
+  };
+  const located = (issues: v.BaseIssue<unknown>[], prefix: Path = []): Problem[] =>
+    issues.map((issue) => {
+      const path = [...prefix, ...(issue.path ?? []).map((item) => item.key as string | number)];
+      return { path, line: lineOf(path), message: issueMessage(issue) };
+    });
+  const value = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  if (Array.isArray(value)) return { ok: false, problems: [{ path: [], line: lineOf([]), message: 'must be a mapping (adAccounts, metrics, segments, reports), got a list' }] };
+  const outline = v.safeParse(Outline, value, { abortEarly: false });
+  if (!outline.success) return { ok: false, problems: located(outline.issues) };
+  const problems: Problem[] = [];
+  const invalid = new Set<string>();
+  const partial = new WeakSet<object>();
+  const check = <K extends keyof typeof ENTRIES>(list: K) =>
+    outline.output[list].map((item, i) => {
+      const entry = v.safeParse(ENTRIES[list], item, { abortEarly: false });
+      if (entry.success) return entry.output;
+      problems.push(...located(entry.issues, [list, i]));
+      const key = keyOf(list, item);
+      if (key) invalid.add(key);
+      const fields = validFields(ENTRIES[list], item);
+      partial.add(fields);
+      return fields;
+    });
+  const config: CheckedFile = {
+    adAccounts: check('adAccounts'),
+    metrics: check('metrics'),
+    segments: check('segments'),
+    reports: check('reports'),
+    invalid,
+    partial,
+  };
+  return { ok: true, config, problems, lineOf };
+}
+/** valibot's messages, in the file's words: an unknown key is named, an enumeration lists its values. */
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  if (issue.type === 'strict_object' && issue.expected === 'never') return `unknown key "${String(issue.path?.at(-1)?.key)}"`;
+  if (issue.type === 'picklist') return `must be one of ${(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}, got ${issue.received}`;
+  if (issue.kind === 'schema' && issue.received === 'undefined') return 'is required';
+  if (issue.kind === 'schema') return `must be ${issue.expected === 'Object' ? 'a mapping' : issue.expected === 'Array' ? 'a list' : `a ${issue.expected}`}, got ${issue.received}`;
+  return issue.message;
+}

@@ -1,0 +1,40 @@
+// An organization's catalogue as the database holds it, in the file's terms (schema.ts) plus the ids apply writes to.
+import { query, type Queryable } from '../store/queries.ts';
+
+export type StoredAccount = { id: string; platform: string; externalId: string; name: string; currency: string; timeZone: string };
+export type StoredMetric = { id: string; name: string; displayName: string; kind: string; unit: string; description: string; formula: string };
+export type StoredSegment = { id: string; name: string; description: string; campaigns: string[] };
+export type StoredReport = {
+  id: string;
+  name: string;
+  description: string;
+  kind: string;
+  currency: string;
+  adAccounts: string[];
+  segments: string[];
+  metrics: string[];
+  groupings: string[];
+};
+
+export type Stored = {
+  adAccounts: StoredAccount[];
+  metrics: StoredMetric[];
+  segments: StoredSegment[];
+  reports: StoredReport[];
+  /** Campaign ids by platform/accountExternalId/campaignExternalId. */
+  campaigns: Map<string, string>;
+  systemMetrics: Map<string, { conversionDerived: boolean }>;
+};
+
+export async function readStored(sql: Queryable, org: string): Promise<Stored> {
+  const [[lists], campaigns, [system]] = await Promise.all([
+    query<Omit<Stored, 'campaigns' | 'systemMetrics'>>(sql, 'catalogue-read', [org]),
+    query<{ id: string; key: string }>(sql, 'catalogue-campaigns', [org]),
+    query<{ items: { name: string; conversionDerived: boolean }[] }>(sql, 'list-system-metrics', [1, 1000]),
+  ]);
+  return {
+    ...lists,
+    campaigns: new Map(campaigns.map((c) => [c.key, c.id])),
+    systemMetrics: new Map(system.items.map((m) => [m.name, { conversionDerived: m.conversionDerived }])),
+  };
+}

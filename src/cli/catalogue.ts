@@ -1,0 +1,39 @@
+// `apply` and `config export` (DECISIONS §12): an organization's reports, segments, custom metrics and ad accounts
+// as a file, kept in the operator's own repository and applied idempotently.
+import type { Sql } from '../store/database.ts';
+import { applyCatalogue } from '../catalogue/apply.ts';
+import { formatProblem } from '../catalogue/document.ts';
+import { exportCatalogue } from '../catalogue/export.ts';
+import { changeLine } from '../catalogue/plan.ts';
+import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { requireOrganization } from './org.ts';
+import { result } from './output.ts';
+
+export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>) {
+  const f = readFlags(flags, ['org', 'file']);
+  const org = uuidFlag('org', f.org);
+  await requireOrganization(sql, org);
+  const dryRun = flags.has('dry-run');
+  const outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), { dryRun, prune: flags.has('prune') });
+  const name = f.file === '-' ? 'stdin' : f.file;
+  if (!outcome.ok) {
+    const count = outcome.problems.length;
+    throw new UsageError(`${name}: ${count} ${count === 1 ? 'problem' : 'problems'}, nothing written`, outcome.problems.map((p) => formatProblem(name, p)));
+  }
+  const { changes, applied } = outcome;
+  const lines = changes.map(changeLine);
+  const summary =
+    changes.length === 0
+      ? `no changes: the organization already matches ${name}`
+      : dryRun
+        ? `dry run: ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}, nothing written`
+        : `applied ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}`;
+  return result({ organizationId: org, changes, applied }, [...lines, summary].join('\n'));
+}
+
+export async function configExport(sql: Sql, { flags }: Parsed) {
+  const org = uuidFlag('org', readFlags(flags, ['org']).org);
+  const organization = await requireOrganization(sql, org);
+  const yaml = await exportCatalogue(sql, org, organization.name);
+  return result({ organizationId: org, yaml }, yaml.trimEnd());
+}
