@@ -1,6 +1,8 @@
 // Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
+import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
@@ -37,6 +39,20 @@ async function readText(path: string): Promise<string> {
   return (path.endsWith('.gz') || (bytes[0] === 0x1f && bytes[1] === 0x8b) ? gunzipSync(bytes) : bytes).toString('utf8');
 }
 
+/** The same, as it is read: memory does not grow with the file. */
+async function* readStream(path: string): AsyncGenerator<Uint8Array> {
+  const source: AsyncIterable<Uint8Array> = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
+  const chunks = source[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  if (first.done) return;
+  const all = (async function* () {
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  })();
+  const gzip = path.endsWith('.gz') || (first.value[0] === 0x1f && first.value[1] === 0x8b);
+  yield* gzip ? Readable.from(all).pipe(createGunzip()) : all;
+}
+
 let config;
 try {
   config = loadConfig(process.env);
@@ -54,6 +70,7 @@ try {
     now: Date.now(),
     progress: (line) => process.stderr.write(`${line}\n`),
     readText,
+    readStream,
     copy: Boolean(config!.databaseUrl),
   });
   process.stdout.write(outcome.stdout);

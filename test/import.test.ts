@@ -1,7 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { runCommand } from '../src/cli/run.ts';
+import fc from 'fast-check';
+import { IMPORT_COLUMNS } from '../src/cli/data.ts';
+import { readCsv, readCsvStream } from '../src/cli/csv.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { freshDatabaseUrl, onPostgres } from './support/database.ts';
+import { temporaryDir } from './support/server.ts';
 import { createOrg } from './support/fixtures.ts';
 import { FIXTURE_CSV, HEADER, importCsv } from './support/importFixture.ts';
 
@@ -63,10 +70,82 @@ for (const [what, csv, message] of badFiles) {
 
 it('an unreadable file is a clear error', async ({ t, org }) => {
   const out = await runCommand(['import', '--org', org, '--file', '/nope.csv'], {
-    sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: () => Promise.reject(new Error('ENOENT')),
+    sql: t.db.sql,
+    now: t.clock.now,
+    progress: () => {},
+    readStream: async function* () {
+      throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
+    },
   });
   assert.is(out.code, 2);
-  assert.match(out.stderr, /cannot read \/nope.csv/);
+  assert.match(out.stderr, /cannot read \/nope.csv \(ENOENT\)/);
+});
+
+it('columns in any order, and an optional campaign_status: set when given, kept when a later file has none', async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Statuses' });
+  const columns = ['campaign_status', ...[...IMPORT_COLUMNS].reverse()];
+  const line = (values: Record<string, string>) => columns.map((c) => values[c] ?? values.default).join(',');
+  const base = { date: '2026-01-05', platform: 'meta-ads', account_id: 'A1', account_name: 'A', currency: 'EUR', campaign_name: 'C', creative_id: 'K', creative_name: 'K', format: 'image', default: '1' };
+  const csv = [columns.join(','), line({ ...base, campaign_id: 'P', campaign_status: 'paused' }), line({ ...base, campaign_id: 'R', campaign_status: 'archived' }), line({ ...base, campaign_id: 'Q', campaign_status: 'active' })].join('\n');
+  const out = await importCsv(t, org, csv);
+  assert.is(out.code, 0, out.stderr);
+  const statuses = async () => Object.fromEntries((await t.db.sql`select external_id, status from campaigns where organization_id = ${org}`).map((c) => [c.external_id, c.status]));
+  assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active' });
+  // Without the column a campaign keeps its status; a new one is active.
+  const again = await importCsv(t, org, `${HEADER}\n2026-01-06,meta-ads,A1,A,EUR,P,C,K,K,image,1,1,1,0,0,0,0\n2026-01-06,meta-ads,A1,A,EUR,N,C,K,K,image,1,1,1,0,0,0,0`);
+  assert.is(again.code, 0, again.stderr);
+  assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active', N: 'active' });
+  const bad = await importCsv(t, org, [columns.join(','), line({ ...base, campaign_id: 'P', campaign_status: 'running' })].join('\n'));
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /line 2: campaign_status "running" is not one of active, paused, archived/);
+  assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active', N: 'active' });
+  const unknown = await importCsv(t, org, `${HEADER},colour\n`);
+  assert.match(unknown.stderr, /line 1: the header has unknown "colour"/);
+});
+
+it('a file read a chunk at a time: progress on stderr past a second, and the same rows', async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Slow' });
+  const lines = Array.from({ length: 300 }, (_, i) => `2026-01-05,meta-ads,A1,A,EUR,C${i},Ça ${i},K${i},K,image,1,1,1,0,0,0,0`);
+  const bytes = new TextEncoder().encode([HEADER, ...lines].join('\n'));
+  const progress: string[] = [];
+  const out = await runCommand(['import', '--org', org, '--file', 'slow.csv', '--json'], {
+    sql: t.db.sql,
+    now: t.clock.now,
+    progress: (line) => progress.push(line),
+    copy: onPostgres,
+    // Chunks cut anywhere, inside a two-byte character included, with a pause past a second half-way.
+    readStream: async function* () {
+      for (let at = 0; at < bytes.length; at += 7) {
+        if (at === 7 * 1000) await new Promise((resolve) => setTimeout(resolve, 1100));
+        yield bytes.subarray(at, at + 7);
+      }
+    },
+  });
+  assert.is(out.code, 0, out.stderr);
+  assert.is(JSON.parse(out.stdout).rows, 300);
+  assert.ok(progress.some((line) => /^import: [\d,]+ rows read, [\d,]+ rows\/s$/.test(line)), progress.join('|'));
+  const [named] = await t.db.sql`select count(*)::int as n from campaigns where organization_id = ${org} and name like 'Ça %'`;
+  assert.is(named.n, 300);
+});
+
+it('a real process reads standard input, gzip unpacked as it comes', async () => {
+  const dir = temporaryDir();
+  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
+  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<string, string>;
+  delete env.TEST_DATABASE_URL;
+  try {
+    const [cmd, base] = ['node', ['--import', 'tsx', 'src/cli.ts']];
+    const org = JSON.parse(spawnSync(cmd, [...base, 'org', 'create', '--name', 'Piped', '--json'], { env, encoding: 'utf8' }).stdout).organizationId;
+    const out = spawnSync(cmd, [...base, 'import', '--org', org, '--file', '-', '--json'], { env, encoding: 'utf8', input: gzipSync(FIXTURE_CSV) });
+    assert.is(out.status, 0, out.stderr);
+    assert.is(JSON.parse(out.stdout).rows, FIXTURE_CSV.trim().split('\n').length - 1);
+    const notGzip = spawnSync(cmd, [...base, 'import', '--org', org, '--file', 'x.csv.gz'], { env, encoding: 'utf8', cwd: process.cwd() });
+    assert.is(notGzip.status, 2);
+    assert.match(notGzip.stderr, /cannot read x\.csv\.gz \(ENOENT\)/);
+  } finally {
+    dir.remove();
+    await fresh?.drop();
+  }
 });
 
 it('generate makes synthetic data at scale with progress lines, and a re-run adds nothing twice', async ({ t }) => {
@@ -92,6 +171,40 @@ it('account connection sets the status, and refuses an unknown one', async ({ t,
   const bad = await run('broken');
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /--status/);
+});
+
+it('the CSV reader gives the same records however the bytes are cut into chunks', async () => {
+  const field = fc.stringMatching(/^[a-zé€,"\n\r ]{0,6}$/).map((v) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v));
+  const file = fc.tuple(fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 6 }), fc.constantFrom('\n', '\r\n'), fc.boolean());
+  await fc.assert(
+    fc.asyncProperty(file, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }), async ([rows, eol, last], cuts) => {
+      const text = rows.map((r) => r.join(',')).join(eol) + (last ? eol : '');
+      const bytes = new TextEncoder().encode(text);
+      const whole = (() => {
+        try {
+          return [...readCsv(text)];
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      const chunked = await (async () => {
+        const out = [];
+        try {
+          let at = 0;
+          let n = 0;
+          const chunks = async function* () {
+            while (at < bytes.length) yield bytes.subarray(at, (at += cuts[n++ % cuts.length]));
+          };
+          for await (const record of readCsvStream(chunks())) out.push(record);
+          return out;
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      assert.equal(chunked, whole);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 it.run();

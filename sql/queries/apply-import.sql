@@ -1,6 +1,7 @@
 -- Folds the staged rows into organization $1: ad accounts, campaigns and creatives by their platform ids (names
--- updated), then facts (a day already loaded is replaced). Returns {rows, account_ids}; marking them fetched is a
--- statement of its own (mark-fetched), as one statement's parts cannot see the rows another part inserts.
+-- updated, and campaign statuses when the file has the column: $2), then facts (a day already loaded is replaced).
+-- Returns {rows, account_ids}; marking them fetched is a statement of its own (mark-fetched), as one statement's
+-- parts cannot see the rows another part inserts.
 with accounts as (
   insert into ad_accounts (organization_id, platform, external_id, name, currency)
   select distinct on (platform, account_external_id) $1::uuid, platform, account_external_id, account_name, currency
@@ -8,11 +9,14 @@ with accounts as (
   on conflict (organization_id, platform, external_id) do update set name = excluded.name
   returning id, platform, external_id
 ), campaigns_in as (
-  insert into campaigns (organization_id, ad_account_id, external_id, name)
-  select distinct on (a.id, i.campaign_external_id) $1::uuid, a.id, i.campaign_external_id, i.campaign_name
+  insert into campaigns as c (organization_id, ad_account_id, external_id, name, status)
+  select distinct on (a.id, i.campaign_external_id) $1::uuid, a.id, i.campaign_external_id, i.campaign_name,
+         coalesce(i.campaign_status, 'active')
   from import_rows i join accounts a on a.platform = i.platform and a.external_id = i.account_external_id
   order by a.id, i.campaign_external_id, i.line desc
-  on conflict (ad_account_id, external_id) do update set name = excluded.name
+  -- The last line's status wins; a file without the column ($2 false) leaves a campaign's status as it is.
+  on conflict (ad_account_id, external_id) do update set name = excluded.name,
+    status = case when $2::boolean then excluded.status else c.status end
   returning id, ad_account_id, external_id
 ), creatives_in as (
   insert into creatives (organization_id, campaign_id, external_id, name, format)

@@ -17,6 +17,8 @@ export type CommandDeps = {
   progress: (line: string) => void;
   /** Reads a file named on the command line (only the entry file touches the file system). */
   readText?: (path: string) => Promise<string>;
+  /** The same as chunks of bytes, as they are read: `-` is standard input, gzip is unpacked. */
+  readStream?: (path: string) => AsyncIterable<Uint8Array>;
   /** Whether the database speaks COPY (real PostgreSQL does; the embedded socket does not). */
   copy?: boolean;
 };
@@ -30,6 +32,9 @@ export type Command = {
 };
 
 const noFile = () => Promise.reject(new Error('no file access'));
+const noStream = async function* (): AsyncGenerator<Uint8Array> {
+  throw new Error('no file access');
+};
 
 export const COMMANDS: Record<string, Command> = {
   demo: {
@@ -147,10 +152,11 @@ export const COMMANDS: Record<string, Command> = {
     run: ({ sql }, args) => clientSecretRevoke(sql, args),
   },
   import: {
-    summary: 'load platform data from a CSV file (- for standard input, .gz read through gunzip)',
+    summary: 'load platform data from a CSV file, streamed (- for standard input, .gz read through gunzip)',
     usage: '--org ID --file FILE',
     example: 'readout import --org 3f0c... --file facts.csv.gz',
-    run: ({ sql, now, readText, copy }, args) => importFile(sql, args, { now, copy: copy ?? false, readText: readText ?? noFile }),
+    run: ({ sql, now, readStream, copy, progress }, args) =>
+      importFile(sql, args, { now, copy: copy ?? false, progress, readStream: readStream ?? noStream }),
   },
   generate: {
     summary: 'generate synthetic data at scale, for trials and benchmarks',

@@ -1,48 +1,73 @@
 // `import`, `generate` and `account connection`: loading platform data (DECISIONS §10).
 import type { Sql } from '../store/database.ts';
-import { CsvError, readCsv } from './csv.ts';
+import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
-import { CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
-import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
+import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
 
-/** The import file's columns, in order (README: "Importing platform data"). */
+/** The import file's columns (README: "Importing platform data"), in any order; campaign_status may be added. */
 export const IMPORT_COLUMNS = [
   'date', 'platform', 'account_id', 'account_name', 'currency', 'campaign_id', 'campaign_name',
   'creative_id', 'creative_name', 'format', 'impressions', 'clicks', 'spend', 'conversions',
   'conversion_value', 'video_views', 'video_completions',
 ] as const;
+const OPTIONAL_COLUMNS = ['campaign_status'] as const;
 
 const FORMATS: readonly string[] = CREATIVE_FORMATS;
 const STATUSES: readonly string[] = CONNECTION_STATUSES;
+const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
+const WHOLE = new Set(['impressions', 'clicks', 'video_views', 'video_completions']);
 const BATCH = 5000;
 
-type Staged = (string | number)[];
+/** A staged row: the line, the file's columns in IMPORT_COLUMNS order (numbers as numbers), the campaign's status. */
+type Staged = (string | number | null)[];
 
 function checkDate(value: string) {
   const d = new Date(`${value}T00:00:00Z`);
   return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
 }
 
-/** Checks every line; the first fault stops the import before anything is written. */
-export function parseImport(text: string): Staged[] {
-  const rows: Staged[] = [];
+const fail = (line: number, why: string): never => {
+  throw new UsageError(`--file: line ${line}: ${why}`);
+};
+
+/** Where each column is in the file's records, from its header: every column once, campaign_status optional. */
+function readHeader(line: number, fields: string[]): { at: number[]; status: number } {
+  const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS];
+  const unknown = fields.filter((name) => !known.includes(name));
+  const missing = IMPORT_COLUMNS.filter((name) => !fields.includes(name));
+  const twice = fields.filter((name, i) => fields.indexOf(name) !== i);
+  if (unknown.length || missing.length || twice.length) {
+    const why = [
+      missing.length ? `lacks ${missing.join(', ')}` : '',
+      unknown.length ? `has unknown ${unknown.map((n) => `"${n}"`).join(', ')}` : '',
+      twice.length ? `repeats ${twice.join(', ')}` : '',
+    ].filter(Boolean);
+    fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add campaign_status`);
+  }
+  return { at: IMPORT_COLUMNS.map((name) => fields.indexOf(name)), status: fields.indexOf('campaign_status') };
+}
+
+/**
+ * Checks every record as it comes; the first fault stops the import (its transaction rolls back, nothing is
+ * written). Holds only the accounts' currencies, whatever the file's size.
+ */
+export async function* importRows(records: AsyncIterable<CsvRecord> | Iterable<CsvRecord>): AsyncGenerator<Staged> {
   const currencies = new Map<string, string>();
-  const fail = (line: number, why: string): never => {
-    throw new UsageError(`--file: line ${line}: ${why}`);
-  };
-  let header = true;
+  let header: { at: number[]; status: number } | undefined;
+  let width = 0;
   try {
-    for (const { line, fields } of readCsv(text)) {
-      if (header) {
-        header = false;
-        if (fields.join(',') !== IMPORT_COLUMNS.join(',')) fail(line, `the header must be ${IMPORT_COLUMNS.join(',')}`);
+    for await (const { line, fields } of records) {
+      if (!header) {
+        header = readHeader(line, fields);
+        width = fields.length;
         continue;
       }
-      if (fields.length !== IMPORT_COLUMNS.length) fail(line, `has ${fields.length} fields, expected ${IMPORT_COLUMNS.length}`);
-      const [date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...numbers] = fields;
+      if (fields.length !== width) fail(line, `has ${fields.length} fields, expected ${width}`);
+      const [date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...numbers] = header.at.map((i) => fields[i]);
       if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
       if (!(PLATFORMS as readonly string[]).includes(platform)) fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
       if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
@@ -50,72 +75,122 @@ export function parseImport(text: string): Staged[] {
       for (const [name, value] of [['account_id', account], ['campaign_id', campaign], ['creative_id', creative], ['account_name', accountName], ['campaign_name', campaignName], ['creative_name', creativeName]]) {
         if (!value.trim() || value.length > 200) fail(line, `${name} must be 1 to 200 characters`);
       }
+      const status = header.status < 0 ? null : fields[header.status];
+      if (status !== null && !CAMPAIGN_STATES.includes(status)) fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
       const key = `${platform}:${account}`;
       if ((currencies.get(key) ?? currency) !== currency) fail(line, `account ${account} is in ${currencies.get(key)} on an earlier line, not ${currency}`);
       currencies.set(key, currency);
       const parsed = numbers.map((value, n) => {
         const column = IMPORT_COLUMNS[10 + n];
-        const whole = ['impressions', 'clicks', 'video_views', 'video_completions'].includes(column);
+        const whole = WHOLE.has(column);
         if (!(whole ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,6})?$/).test(value)) {
           fail(line, `${column} "${value}" must be a non-negative ${whole ? 'whole number' : 'number'}`);
         }
         return Number(value);
       });
-      rows.push([line, date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...parsed]);
+      yield [line, date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...parsed, status];
     }
   } catch (error) {
     if (error instanceof CsvError) fail(error.line, error.message);
     throw error;
   }
-  if (header) fail(1, 'the file is empty');
-  return rows;
+  if (!header) fail(1, 'the file is empty');
 }
 
-async function stage(tx: Queryable & Sql, rows: Staged[], copy: boolean) {
-  await query(tx, 'create-import-staging');
-  if (copy) {
-    // PostgreSQL: COPY is the fastest way in. (pglite-socket does not speak COPY, hence the batches below.)
-    const stream = await tx`copy import_rows from stdin`.writable();
-    const escape = (v: string | number) => String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
-    await new Promise<void>((resolve, reject) => {
-      stream.on('error', reject);
-      let i = 0;
-      const write = () => {
-        while (i < rows.length) {
-          if (!stream.write(`${rows[i++].map(escape).join('\t')}\n`)) return void stream.once('drain', write);
-        }
-        stream.end(resolve);
-      };
-      write();
-    });
-    return;
-  }
-  for (let start = 0; start < rows.length; start += BATCH) {
-    const batch = rows.slice(start, start + BATCH);
-    // One array a staging column: the line number, then the file's columns.
-    const columns = Array.from({ length: IMPORT_COLUMNS.length + 1 }, (_, c) => batch.map((row) => row[c]));
+/** Where staged rows go: COPY on PostgreSQL, batches of inserts on the embedded socket (which does not speak COPY). */
+type Sink = { add(row: Staged): Promise<void>; end(): Promise<void>; abort(error: unknown): void };
+
+async function copySink(tx: Sql): Promise<Sink> {
+  const stream = await tx`copy import_rows from stdin`.writable();
+  let failed: unknown;
+  stream.on('error', (error) => (failed ??= error));
+  const escape = (v: string | number | null) => (v === null ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
+  return {
+    async add(row) {
+      if (failed) throw failed;
+      if (!stream.write(`${row.map(escape).join('\t')}\n`)) await new Promise((resolve) => stream.once('drain', resolve));
+    },
+    end: () => new Promise<void>((resolve, reject) => (failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())))),
+    // CopyFail: the server ends the COPY, and the transaction rolls back.
+    abort: (error) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
+  };
+}
+
+function batchSink(tx: Queryable): Sink {
+  let batch: Staged[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    // One array a staging column: the line number, the file's columns, the campaign's status.
+    const columns = Array.from({ length: IMPORT_COLUMNS.length + 2 }, (_, c) => batch.map((row) => row[c]));
+    batch = [];
     await query(tx, 'stage-import-rows', columns as never[]);
-  }
+  };
+  return {
+    async add(row) {
+      batch.push(row);
+      if (batch.length >= BATCH) await flush();
+    },
+    end: flush,
+    abort: () => {},
+  };
 }
 
-export type ImportDeps = { readText(path: string): Promise<string>; copy: boolean; now: number };
+export type ImportDeps = { readStream(path: string): AsyncIterable<Uint8Array>; copy: boolean; now: number; progress(line: string): void };
+
+/** Rows and rows a second on stderr, once a second, for an import that runs longer than one. */
+function progressMeter(progress: (line: string) => void) {
+  const started = performance.now();
+  let shown = started;
+  let rows = 0;
+  return (count = 1) => {
+    rows += count;
+    if ((rows & 63) !== 0) return;
+    const now = performance.now();
+    if (now - shown < 1000) return;
+    shown = now;
+    progress(`import: ${rows.toLocaleString('en-US')} rows read, ${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`);
+  };
+}
 
 export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) {
   const f = readFlags(flags, ['org', 'file']);
   const org = uuidFlag('org', f.org);
-  const text = await readFileFlag(deps.readText, f.file);
-  const rows = parseImport(text);
   await requireOrganization(sql, org);
+  const tick = progressMeter(deps.progress);
   const imported = await sql.begin(async (tx) => {
-    await stage(tx as unknown as Sql, rows, deps.copy);
+    await query(tx, 'create-import-staging');
+    const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
+    let withStatus = false;
+    try {
+      for await (const row of importRows(readCsvStream(readable(deps.readStream(f.file), f.file)))) {
+        withStatus = row[row.length - 1] !== null;
+        await sink.add(row);
+        tick();
+      }
+      await sink.end();
+    } catch (error) {
+      sink.abort(error);
+      throw error;
+    }
     const [conflict] = await query<{ line: number; existing: string; given: string }>(tx, 'find-import-currency-conflict', [org]);
     if (conflict) throw new UsageError(`--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`);
-    const [out] = await query<{ rows: number; account_ids: string[] }>(tx, 'apply-import', [org]);
+    const [out] = await query<{ rows: number; account_ids: string[] }>(tx, 'apply-import', [org, withStatus]);
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
   });
   const warnings = await rateWarnings(sql);
   return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
+}
+
+/** The file's bytes; one that cannot be opened or read is bad input, named with its reason (ENOENT, EACCES). */
+async function* readable(chunks: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<Uint8Array> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (error instanceof UsageError || !code) throw error;
+    throw new UsageError(`--file: cannot read ${path} (${code === 'Z_DATA_ERROR' ? 'not gzip data' : code})`);
+  }
 }
 
 export async function accountConnection(sql: Sql, { flags }: Parsed) {

@@ -21,7 +21,9 @@ export async function importCsv(t: TestApp, org: string, csv: string) {
     sql: t.db.sql,
     now: t.clock.now,
     progress: () => {},
-    readText: async () => csv,
+    readStream: async function* () {
+      yield new TextEncoder().encode(csv);
+    },
     copy: onPostgres,
   });
 }
