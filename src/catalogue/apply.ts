@@ -4,7 +4,7 @@ import type { Sql } from '../store/database.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { readConfig, type Problem } from './document.ts';
 import { plan, type Change, type Plan } from './plan.ts';
-import { readStored } from './state.ts';
+import { readStored, type Stored } from './state.ts';
 
 export type ApplyOutcome = { ok: true; changes: Change[]; applied: boolean } | { ok: false; problems: Problem[] };
 
@@ -21,11 +21,12 @@ export async function applyCatalogue(sql: Sql, org: string, source: string, opti
   try {
     return await sql.begin(async (tx) => {
       await query(tx, 'catalogue-lock', [org]);
-      const planned = plan(file, await readStored(tx, org), options.prune);
+      const stored = await readStored(tx, org);
+      const planned = plan(file, stored, options.prune);
       if ('problems' in planned) throw new DryRun({ ok: false, problems: planned.problems });
       // applied: whether this run was to write; with nothing to change, the organization already matches the file.
       if (options.dryRun || planned.changes.length === 0) throw new DryRun({ ok: true, changes: planned.changes, applied: !options.dryRun });
-      await write(tx, org, planned);
+      await write(tx, org, planned, stored);
       return { ok: true as const, changes: planned.changes, applied: true };
     });
   } catch (error) {
@@ -34,17 +35,18 @@ export async function applyCatalogue(sql: Sql, org: string, source: string, opti
   }
 }
 
-async function write(tx: Queryable, org: string, planned: Plan) {
+/** Writes the plan; stored is what it was planned against (the transaction holds the organization's lock). */
+async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) {
   // Only what changes is written: an unchanged report keeps its updatedAt.
   const touched = new Set(planned.changes.map((c) => `${c.type}\0${c.name}`));
   const changed = (type: Change['type'], name: string) => touched.has(`${type}\0${name}`);
-  for (const { want } of planned.accounts) {
-    if (!changed('ad account', `${want.platform}/${want.externalId}`)) continue;
-    await query(tx, 'catalogue-save-ad-account', [org, want.platform, want.externalId, want.name, want.currency, want.timeZone]);
-  }
-  // Read again for the ids: of the accounts just made, and of the campaigns segments name.
-  const stored = await readStored(tx, org);
   const accountIds = new Map(stored.adAccounts.map((a) => [`${a.platform}/${a.externalId}`, a.id]));
+  for (const { want } of planned.accounts) {
+    const key = `${want.platform}/${want.externalId}`;
+    if (!changed('ad account', key)) continue;
+    const [row] = await query<{ id: string }>(tx, 'catalogue-save-ad-account', [org, want.platform, want.externalId, want.name, want.currency, want.timeZone]);
+    accountIds.set(key, row.id);
+  }
   for (const { want } of planned.metrics) {
     if (!changed('metric', want.name)) continue;
     await query(tx, 'catalogue-save-metric', [org, want.name, want.displayName, want.kind, want.unit, want.description, want.formula]);
