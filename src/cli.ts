@@ -1,8 +1,7 @@
 // Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
@@ -28,18 +27,10 @@ try {
   throw error;
 }
 
-/** A file named on the command line: `-` is standard input, and a `.gz` file is read through gunzip. */
-async function readText(path: string): Promise<string> {
-  let bytes: Buffer;
-  if (path === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    bytes = Buffer.concat(chunks);
-  } else bytes = await readFile(path);
-  return (path.endsWith('.gz') || (bytes[0] === 0x1f && bytes[1] === 0x8b) ? gunzipSync(bytes) : bytes).toString('utf8');
-}
-
-/** The same, as it is read: memory does not grow with the file. */
+/**
+ * A file named on the command line, as it is read (memory does not grow with the file): `-` is standard input, and
+ * gzip (a `.gz` name, or gzip's first bytes) is unpacked.
+ */
 async function* readStream(path: string): AsyncGenerator<Uint8Array> {
   const source: AsyncIterable<Uint8Array> = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
   const chunks = source[Symbol.asyncIterator]();
@@ -51,6 +42,13 @@ async function* readStream(path: string): AsyncGenerator<Uint8Array> {
   })();
   const gzip = path.endsWith('.gz') || (first.value[0] === 0x1f && first.value[1] === 0x8b);
   yield* gzip ? Readable.from(all).pipe(createGunzip()) : all;
+}
+
+/** The same, whole, for the files read whole (exchange rates, a catalogue). */
+async function readText(path: string): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of readStream(path)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 let config;

@@ -83,12 +83,26 @@ export function nameFlag(name: string, value: string): string {
   return trimmed;
 }
 
+/** Why a --file could not be read, as bad input: ENOENT, EACCES, or data that is not gzip. */
+function unreadable(path: string, error: unknown): UsageError {
+  const code = (error as { code?: string }).code;
+  return new UsageError(`--file: cannot read ${path}${code ? ` (${code === 'Z_DATA_ERROR' ? 'not gzip data' : code})` : ''}`);
+}
+
 /** The text of the file a --file flag names; a file that cannot be read is bad input, named with its reason. */
 export async function readFileFlag(readText: (path: string) => Promise<string>, path: string): Promise<string> {
   try {
     return await readText(path);
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new UsageError(`--file: cannot read ${path}${code ? ` (${code})` : ''}`);
+    throw unreadable(path, error);
+  }
+}
+
+/** The same, as chunks of bytes while they are read. */
+export async function* streamFileFlag(chunks: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<Uint8Array> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    throw unreadable(path, error);
   }
 }

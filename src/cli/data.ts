@@ -3,7 +3,7 @@ import type { Sql } from '../store/database.ts';
 import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
-import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
@@ -162,7 +162,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
     let withStatus = false;
     try {
-      for await (const row of importRows(readCsvStream(readable(deps.readStream(f.file), f.file)))) {
+      for await (const row of importRows(readCsvStream(streamFileFlag(deps.readStream(f.file), f.file)))) {
         withStatus = row[row.length - 1] !== null;
         await sink.add(row);
         tick();
@@ -180,17 +180,6 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
   });
   const warnings = await rateWarnings(sql);
   return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
-}
-
-/** The file's bytes; one that cannot be opened or read is bad input, named with its reason (ENOENT, EACCES). */
-async function* readable(chunks: AsyncIterable<Uint8Array>, path: string): AsyncGenerator<Uint8Array> {
-  try {
-    yield* chunks;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (error instanceof UsageError || !code) throw error;
-    throw new UsageError(`--file: cannot read ${path} (${code === 'Z_DATA_ERROR' ? 'not gzip data' : code})`);
-  }
 }
 
 export async function accountConnection(sql: Sql, { flags }: Parsed) {
