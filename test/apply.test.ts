@@ -231,6 +231,26 @@ it('every problem of a file is listed with its path and line; exit 2, nothing wr
   assert.is(await snapshot(t, org), before, 'nothing written');
 });
 
+it('applying is one transaction: a write that fails half-way leaves nothing of the file behind', async ({ t, org, files }) => {
+  await apply(t, org, files.yaml);
+  await t.db.sql.unsafe(`create function refuse_boom() returns trigger language plpgsql as $$
+    begin if new.name = 'Boom' then raise exception 'no Boom'; end if; return new; end $$`);
+  await t.db.sql.unsafe('create trigger refuse_boom before insert on reports for each row execute function refuse_boom()');
+  try {
+    const before = await snapshot(t, org);
+    const config = parse(files.yaml);
+    config.metrics.push({ name: 'written_first', kind: 'count', formula: 'clicks' });
+    config.reports[0].metrics = ['impressions'];
+    config.reports.push({ name: 'Boom', kind: 'standard', currency: 'EUR', adAccounts: ['meta-ads/act_123'], metrics: ['clicks'], groupings: ['total'] });
+    const out = await apply(t, org, JSON.stringify(config));
+    assert.is(out.code, 1, out.stdout);
+    assert.match(out.stderr, /no Boom/);
+    assert.is(await snapshot(t, org), before, 'the metric and the changed report written before the failure are gone too');
+  } finally {
+    await t.db.sql.unsafe('drop trigger refuse_boom on reports; drop function refuse_boom()');
+  }
+});
+
 it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep their other entries', async ({ t, org, files }) => {
   await apply(t, org, files.yaml);
   const config = parse(files.yaml);
