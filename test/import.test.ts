@@ -6,6 +6,7 @@ import { runCommand } from '../src/cli/run.ts';
 import fc from 'fast-check';
 import { IMPORT_COLUMNS } from '../src/cli/data.ts';
 import { readCsv, readCsvStream } from '../src/cli/csv.ts';
+import { parse } from 'csv-parse/sync';
 import { testApp, type TestApp } from './support/app.ts';
 import { freshDatabaseUrl, onPostgres } from './support/database.ts';
 import { temporaryDir } from './support/server.ts';
@@ -202,9 +203,42 @@ it('the CSV reader gives the same records however the bytes are cut into chunks'
         }
       })();
       assert.equal(chunked, whole);
+      // The records are csv-parse's own, each numbered by the line it starts on.
+      if (typeof whole !== 'string') {
+        assert.equal(whole.map((r) => r.fields), parse(text, { skip_empty_lines: true, relax_column_count: true }));
+        const starts = whole.map((r, i) => (i === 0 ? r.line : r.line - whole[i - 1].line - (whole[i - 1].fields.join().match(/\n/g)?.length ?? 0)));
+        assert.ok(starts.every((step) => step >= 1), JSON.stringify(whole));
+        const lines = text.split(/\r?\n/);
+        for (const r of whole) assert.ok(lines[r.line - 1].startsWith(r.fields[0].split(/\r?\n/)[0]) || r.fields[0].length === 0 || lines[r.line - 1].startsWith('"'), `${JSON.stringify(text)} ${JSON.stringify(r)}`);
+      }
     }),
     { numRuns: 300 },
   );
+});
+
+it('a runaway quote is refused at the record cap and the file is not read further', async () => {
+  let read = 0;
+  let closed = false;
+  const chunks = async function* () {
+    try {
+      yield new TextEncoder().encode('a,b\n1,2\n3,"never closed');
+      const filler = new Uint8Array(1 << 16).fill(0x78);
+      for (let i = 0; i < 1000; i++, read++) yield filler;
+    } finally {
+      closed = true;
+    }
+  };
+  const error = await (async () => {
+    try {
+      for await (const _ of readCsvStream(chunks()));
+    } catch (error) {
+      return error as Error & { line: number };
+    }
+  })();
+  assert.is(error?.line, 3);
+  assert.match(error?.message ?? '', /a record is longer than 1048576 bytes/);
+  assert.ok(read < 40, `read ${read} chunks of 64 KB`);
+  assert.ok(closed);
 });
 
 it.run();

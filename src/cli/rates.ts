@@ -30,11 +30,11 @@ const LONG_HEADER = 'date,currency,usd_per_unit';
 
 /** The rates of a file in either format; the first bad line is a RatesError naming it. */
 export function parseRates(text: string): Rate[] {
-  const records = readCsv(text);
-  const first = records.next();
-  if (first.done) throw new RatesError('line 1: the file is empty');
-  const header = first.value.fields.map((field) => field.trim());
   try {
+    const records = readCsv(text);
+    const first = records.next();
+    if (first.done) throw new RatesError('line 1: the file is empty');
+    const header = first.value.fields.map((field) => field.trim());
     if (header[0] === 'Date') return ecbRates(header, records);
     if (header.join(',').toLowerCase() === LONG_HEADER) return longRates(records);
   } catch (error) {
