@@ -6,7 +6,8 @@ import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './store/database.ts';
+import { databaseDescription, openDatabase } from './store/database.ts';
+import { databaseProblem, startupLine } from './serve/startup.ts';
 import { migrate } from './store/migrate.ts';
 
 const argv = process.argv.slice(2);
@@ -59,7 +60,7 @@ try {
   throw error;
 }
 
-const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir });
+const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir }).catch((error) => fail(2, startupLine(error) ?? String(error)));
 let code = 1;
 try {
   await migrate(database.sql);
@@ -75,7 +76,9 @@ try {
   process.stderr.write(outcome.stderr);
   code = outcome.code;
 } catch (error) {
-  process.stderr.write(`readout: failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  const problem = config!.databaseUrl ? databaseProblem(error, databaseDescription(config!.databaseUrl)) : undefined;
+  if (problem) code = 2;
+  process.stderr.write(`readout: ${problem ?? `failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
 } finally {
   await database.close();
 }

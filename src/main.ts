@@ -1,8 +1,9 @@
 // Entry point: configuration, database, migrations, the app, and the runtime's server; graceful on SIGTERM/SIGINT.
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase } from './store/database.ts';
+import { loadConfig } from './config.ts';
+import { databaseDescription, openDatabase } from './store/database.ts';
+import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
@@ -50,14 +51,25 @@ const SHARED_STATEMENT_TIMEOUT_MS = 2500;
 
 const note = (msg: string, fields: Record<string, unknown> = {}) => writeLine(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
 
-let config: Config;
-try {
-  config = loadConfig(process.env);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`readout: ${error.message}\n`);
+const fatal = (message: string): never => {
+  process.stderr.write(`readout: ${message}\n`);
   process.exit(2);
+};
+
+/** Runs one step of the start; what the operator can fix ends the process with one line and exit 2. */
+async function step<T>(run: () => Promise<T> | T, problem: (error: unknown) => string | undefined = () => undefined): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const line = startupLine(error) ?? problem(error);
+    if (line !== undefined) fatal(line);
+    throw error;
+  }
 }
+
+let config = await step(() => loadConfig(process.env));
+const where = config.databaseUrl ? databaseDescription(config.databaseUrl) : '';
+const unreachable = (error: unknown) => (config.databaseUrl ? databaseProblem(error, where) : undefined);
 
 /** Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout. */
 async function prepareStore(sql: Sql) {
@@ -69,23 +81,30 @@ let demo: Demo | undefined;
 if (config.databaseUrl) {
   const setup = await openDatabase({ databaseUrl: config.databaseUrl, max: 1 });
   try {
-    demo = await prepareStore(setup.sql);
+    demo = await step(() => prepareStore(setup.sql), unreachable);
   } finally {
     await setup.close();
   }
 }
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS });
-if (!config.databaseUrl) demo = await prepareStore(database.sql);
+const database = await step(() => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }));
+if (!config.databaseUrl) demo = await step(() => prepareStore(database.sql));
 const { serve } = await runtimeAdapter();
 // The app is built once the port is bound, so PORT=0 still gives a true default BASE_URL.
 let app: App | undefined;
 let appReady: (app: App) => void = () => {};
 const built = new Promise<App>((resolve) => (appReady = resolve));
-const server = await serve((request) => (app ? app(request) : built.then((ready) => ready(request))), {
-  port: config.port,
-  host: config.host,
-  direct: (method, url, traceparent) => app?.direct(method, url, traceparent),
-  refuse: (why, method, path) => app?.refuse(why, method, path),
+const server = await step(
+  () =>
+    serve((request) => (app ? app(request) : built.then((ready) => ready(request))), {
+      port: config.port,
+      host: config.host,
+      direct: (method, url, traceparent) => app?.direct(method, url, traceparent),
+      refuse: (why, method, path) => app?.refuse(why, method, path),
+    }),
+  (error) => listenProblem(error, config.host, config.port),
+).catch(async (error) => {
+  await database.close();
+  throw error;
 });
 if (config.port === 0 && !process.env.BASE_URL) config = loadConfig({ ...process.env, PORT: new URL(server.url).port });
 app = createApp({ sql: database.sql, config });
@@ -111,3 +130,9 @@ process.on('uncaughtException', (error) => note('uncaught', { error: error.stack
 process.on('unhandledRejection', (error) => note('uncaught', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+// npx runs the server under `sh -c`, which dies of the SIGTERM npm passes on and leaves the server behind: under npm,
+// the parent going away stops the server as that signal would have.
+if (process.env.npm_command) {
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void shutdown('SIGTERM (npm exited)'), 250).unref();
+}

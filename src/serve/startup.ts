@@ -1,0 +1,36 @@
+// What stops a start, said in one line for the operator (exit 2), rather than a stack trace: the configuration, the
+// database that cannot be reached, the data folder, the port, the TLS files.
+import { ConfigError } from '../config.ts';
+import { DataDirError } from '../store/database.ts';
+
+/** A problem the operator can fix, already worded. */
+export class StartupError extends Error {}
+
+const REACH = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'ECONNRESET']);
+
+/** postgres.js's error at the first statement, as why the database cannot be used; undefined if it is not one. */
+export function databaseProblem(error: unknown, where: string): string | undefined {
+  const e = error as { code?: string; errno?: string; message?: string };
+  const code = e.code ?? e.errno;
+  if (code && REACH.has(code)) return `cannot reach the database at ${where} (${code})`;
+  if (code === '28P01' || code === '28000') return `the database at ${where} refused the login (${e.message})`;
+  if (code === '3D000') return `the database at ${where} does not exist (${e.message})`;
+  if (code === '42501') return `the database at ${where} refused a needed permission (${e.message})`;
+  return undefined;
+}
+
+/** Why listening failed, for the port named. */
+export function listenProblem(error: unknown, host: string, port: number): string | undefined {
+  const code = (error as { code?: string }).code;
+  const at = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${at}: the port is in use (set PORT)`;
+  if (code === 'EACCES') return `cannot listen on ${at}: permission denied (ports below 1024 need privileges; set PORT)`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${at}: HOST is not an address of this machine`;
+  return undefined;
+}
+
+/** The one line for an error that stops a start, or undefined for a bug (which keeps its stack). */
+export function startupLine(error: unknown): string | undefined {
+  if (error instanceof ConfigError || error instanceof DataDirError || error instanceof StartupError) return error.message;
+  return undefined;
+}
