@@ -18,6 +18,8 @@ const EnvSchema = v.object({
   DEMO: v.optional(v.picklist(['on', 'auto', 'off'], 'must be on (or auto) or off')),
   HEAVY_PER_CLIENT: v.optional(positive('requests'), '4'),
   HEAVY_CONNECTIONS: v.optional(positive('connections')),
+  TLS_CERT_FILE: v.optional(v.string()),
+  TLS_KEY_FILE: v.optional(v.string()),
 });
 
 export type Config = {
@@ -35,6 +37,8 @@ export type Config = {
   heavyPerClient: number;
   /** Connections for report data and exports, apart from the shared pool: 10 on PostgreSQL, 4 embedded. */
   heavyConnections: number;
+  /** PEM files: with both set the server speaks HTTPS only. */
+  tls: { certFile: string; keyFile: string } | undefined;
 };
 
 export class ConfigError extends Error {}
@@ -53,7 +57,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`invalid configuration: ${key}=${JSON.stringify(present[key] ?? '')} ${issue.message}`);
   }
   const e = parsed.output;
-  const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
+  if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
+    throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`);
+  }
+  const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
+  const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -67,5 +75,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
     heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? 10 : 4),
+    tls,
   };
 }

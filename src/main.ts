@@ -4,6 +4,7 @@ import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
 import { databaseDescription, openDatabase } from './store/database.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
+import { readTls } from './serve/tls.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
@@ -68,6 +69,7 @@ async function step<T>(run: () => Promise<T> | T, problem: (error: unknown) => s
 }
 
 let config = await step(() => loadConfig(process.env));
+const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
 const where = config.databaseUrl ? databaseDescription(config.databaseUrl) : '';
 const unreachable = (error: unknown) => (config.databaseUrl ? databaseProblem(error, where) : undefined);
 
@@ -100,6 +102,7 @@ const server = await step(
       host: config.host,
       direct: (method, url, traceparent) => app?.direct(method, url, traceparent),
       refuse: (why, method, path) => app?.refuse(why, method, path),
+      tls,
     }),
   (error) => listenProblem(error, config.host, config.port),
 ).catch(async (error) => {

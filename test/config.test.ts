@@ -17,8 +17,11 @@ test('defaults follow DECISIONS §2', () => {
     demo: 'auto',
     heavyPerClient: 4,
     heavyConnections: 4,
+    tls: undefined,
   });
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).heavyConnections, 10, 'ten on PostgreSQL');
+  const secure = loadConfig({ TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: 'k.pem' });
+  assert.equal([secure.baseUrl, secure.tls], ['https://127.0.0.1:8080', { certFile: 'c.pem', keyFile: 'k.pem' }], 'with TLS files BASE_URL defaults to https');
 });
 
 test('DEMO is off by default on PostgreSQL, so a production database is never seeded by accident', () => {

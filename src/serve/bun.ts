@@ -2,13 +2,13 @@
 import type { Serve } from './types.ts';
 
 declare const Bun: {
-  serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response> }): {
+  serve(options: { port: number; hostname: string; tls?: { cert: string; key: string }; fetch: (request: Request) => Promise<Response> }): {
     url: URL;
     stop(closeActiveConnections?: boolean): Promise<void>;
   };
 };
 
-export const serve: Serve = async (app, { port, host }) => {
-  const server = Bun.serve({ port, hostname: host, fetch: app });
+export const serve: Serve = async (app, { port, host, tls }) => {
+  const server = Bun.serve({ port, hostname: host, fetch: app, ...(tls ? { tls } : {}) });
   return { url: server.url.origin, close: () => server.stop(false) };
 };

@@ -3,20 +3,21 @@ import type { Serve } from './types.ts';
 
 declare const Deno: {
   serve(
-    options: { port: number; hostname: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    options: { port: number; hostname: string; cert?: string; key?: string; onListen?: (addr: { hostname: string; port: number }) => void },
     handler: (request: Request) => Promise<Response>,
   ): { finished: Promise<void>; shutdown(): Promise<void> };
 };
 
-export const serve: Serve = async (app, { port, host }) => {
+export const serve: Serve = async (app, { port, host, tls }) => {
   let url = '';
   const listening = new Promise<void>((resolve) => {
     const server = Deno.serve(
       {
         port,
         hostname: host,
+        ...(tls ?? {}),
         onListen: (addr) => {
-          url = `http://${addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
+          url = `${tls ? 'https' : 'http'}://${addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
           resolve();
         },
       },

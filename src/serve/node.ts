@@ -1,7 +1,8 @@
 // Node adapter: node:http. A request without a body is answered from a bare request object and written in one go;
 // the rest go through @whatwg-node/server. Responses are built with its fast Response class either way.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createSecureServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
 import { useResponseClass } from '../http/respond.ts';
 import type { Handler, IncomingRequest, Serve } from './types.ts';
@@ -111,18 +112,21 @@ function requestLine(raw: Buffer | undefined): { method: string; path: string } 
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 431: 'Request Header Fields Too Large' };
 
-export const serve: Serve = async (app, { port, host, direct, refuse }) => {
+export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter((request: Request) => app(request));
   // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
     if (!answer) return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
     // A flat list of names and values: node:http takes it as is, with no object to walk.
     res.writeHead(answer.status, answer.headers as string[]);
     res.end(answer.body);
-  });
+  };
+  const server = tls ? createSecureServer({ cert: tls.cert, key: tls.key }, handle) : createServer(handle);
+  // A handshake that fails (plain HTTP on the TLS port, a client refusing our certificate) is that client's affair.
+  server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
   server.keepAliveTimeout = 65_000;
   // What node:http cannot parse gets a problem document (or nothing, where the connection is already gone) instead of
   // its bare 400 or 431, and the connection is closed: after a broken request nothing more on it can be trusted.
@@ -143,7 +147,7 @@ export const serve: Serve = async (app, { port, host, direct, refuse }) => {
   });
   const address = server.address() as AddressInfo;
   return {
-    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
