@@ -5,7 +5,7 @@ import { authenticate, requireScope } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import { createContext, type Context } from './http/context.ts';
 import type { Sql } from './store/database.ts';
-import { requestLogger, type LogLine } from './http/requestLog.ts';
+import { requestLogger, type LogLine, type RequestLogger } from './http/requestLog.ts';
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError, problemResponse } from './http/problem.ts';
@@ -36,6 +36,7 @@ import { traceFrom, type Trace } from './http/trace.ts';
 import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './billing/heavyLane.ts';
+import type { AppMetrics } from './serve/metrics.ts';
 
 export type { LogLine };
 
@@ -49,6 +50,8 @@ export type AppDeps = {
   readPlan?: PlanReader;
   /** Connections lent whole to report data and exports; by default opened like sql's own. */
   heavy?: ExclusivePool;
+  /** Counts for Prometheus (METRICS_PORT), when it is set. */
+  metrics?: AppMetrics;
 };
 
 export type App = ((request: IncomingRequest) => Promise<Response>) & {
@@ -72,7 +75,17 @@ export type Cost = number | ((ctx: Context) => Promise<number>);
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
   const clock = deps.clock ?? Date.now;
-  const logRequest = requestLogger(deps.log);
+  const counts = deps.metrics;
+  // The route's pattern, not the path: ids would give the metrics a label value per report.
+  let routeOf = (_method: string, path: string) => path;
+  const writeLog = requestLogger(deps.log);
+  const logRequest: RequestLogger = !counts
+    ? writeLog
+    : (method, path, status, startedAt, ms, trace, noted) => {
+        writeLog(method, path, status, startedAt, ms, trace, noted);
+        counts.answered(routeOf(method, path), status, ms / 1000);
+        if (noted.refusal) counts.refused(noted.refusal);
+      };
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
   const meter = quota(sql, clock);
@@ -140,6 +153,8 @@ export function createApp(deps: AppDeps): App {
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
+  routeOf = routeNamer(router.routes);
+  counts?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }]);
 
   function toProblem(error: unknown, ctx: Context): Response {
     // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (DECISIONS §13).
@@ -150,6 +165,7 @@ export function createApp(deps: AppDeps): App {
     let apiError: ApiError;
     if (error instanceof ApiError) {
       apiError = error;
+      ctx.log.refusal = refusalOf(apiError, ctx);
     } else {
       // The one place an unknown error becomes internal-error; the log line keeps what the client never sees.
       ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -181,6 +197,10 @@ export function createApp(deps: AppDeps): App {
       ctx.streaming = false;
       response = toProblem(error, ctx);
     }
+    if (counts) {
+      const done = ctx;
+      done.onDone(() => done.rowsSent > 0 && counts.rows(routeOf(done.requestMethod, done.path), done.rowsSent));
+    }
     // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
     if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
     else clearTimeout(timer);
@@ -203,6 +223,33 @@ export function createApp(deps: AppDeps): App {
       if (!deps.heavy) await exclusive.close();
     },
   });
+}
+
+/** Why quota, plan or fair use refused a request, as the metrics name it; undefined for any other problem. */
+function refusalOf(error: ApiError, ctx: Context): string | undefined {
+  switch (error.type) {
+    case 'rate-limit-exceeded':
+      return ctx.refundCharge ? 'concurrent-requests' : 'hourly-budget';
+    case 'subscription-locked':
+    case 'plan-feature-required':
+    case 'billing-unavailable':
+      return error.type;
+    default:
+      return undefined;
+  }
+}
+
+/** A request's route pattern from itty-router's table ([method, regex, handlers, pattern]); `unmatched` for none. */
+function routeNamer(routes: readonly (readonly unknown[])[]): (method: string, path: string) => string {
+  // Wildcard patterns are the guards every path passes (/v1/*) and the catch-all, never a route of their own.
+  const table = routes
+    .map(([method, regex, , pattern]) => ({ method: method as string, regex: regex as RegExp, pattern: pattern as string }))
+    .filter((route) => !route.pattern.includes('*'));
+  return (method, path) => {
+    const asked = method === 'HEAD' ? 'GET' : method;
+    for (const route of table) if ((route.method === asked || route.method === 'ALL') && route.regex.test(path)) return route.pattern;
+    return 'unmatched';
+  };
 }
 
 type Step = (ctx: Context) => void | Promise<void>;

@@ -18,6 +18,7 @@ const EnvSchema = v.object({
   DEMO: v.optional(v.picklist(['on', 'auto', 'off'], 'must be on (or auto) or off')),
   HEAVY_PER_CLIENT: v.optional(positive('requests'), '4'),
   HEAVY_CONNECTIONS: v.optional(positive('connections')),
+  METRICS_PORT: v.optional(port),
   TLS_CERT_FILE: v.optional(v.string()),
   TLS_KEY_FILE: v.optional(v.string()),
 });
@@ -37,6 +38,8 @@ export type Config = {
   heavyPerClient: number;
   /** Connections for report data and exports, apart from the shared pool: 10 on PostgreSQL, 4 embedded. */
   heavyConnections: number;
+  /** Prometheus text on GET /metrics of this port (on HOST), apart from the API's; unset: no metrics. */
+  metricsPort: number | undefined;
   /** PEM files: with both set the server speaks HTTPS only. */
   tls: { certFile: string; keyFile: string } | undefined;
 };
@@ -75,6 +78,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
     heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? 10 : 4),
+    metricsPort: e.METRICS_PORT,
     tls,
   };
 }

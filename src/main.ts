@@ -5,6 +5,7 @@ import { loadConfig } from './config.ts';
 import { databaseDescription, openDatabase } from './store/database.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
+import { createMetrics, serveMetrics } from './serve/metrics.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
@@ -110,9 +111,11 @@ const server = await step(
   throw error;
 });
 if (config.port === 0 && !process.env.BASE_URL) config = loadConfig({ ...process.env, PORT: new URL(server.url).port });
-app = createApp({ sql: database.sql, config });
+const counts = config.metricsPort === undefined ? undefined : createMetrics();
+const metricsServer = counts && (await step(() => serveMetrics(counts.registry, config.metricsPort!, config.host), (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT')));
+app = createApp({ sql: database.sql, config, metrics: counts });
 appReady(app);
-note('listening', { url: server.url, baseUrl: config.baseUrl, database: database.description });
+note('listening', { url: server.url, baseUrl: config.baseUrl, database: database.description, ...(metricsServer ? { metrics: metricsServer.url } : {}) });
 if (demo) printDemo(demo, config.baseUrl);
 
 let stopping = false;
@@ -121,6 +124,7 @@ async function shutdown(signal: string) {
   stopping = true;
   note('shutting down', { signal });
   await server.close();
+  await metricsServer?.close();
   await app?.close();
   await database.close();
   process.exit(0);

@@ -17,6 +17,7 @@ test('defaults follow DECISIONS §2', () => {
     demo: 'auto',
     heavyPerClient: 4,
     heavyConnections: 4,
+    metricsPort: undefined,
     tls: undefined,
   });
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).heavyConnections, 10, 'ten on PostgreSQL');

@@ -293,6 +293,7 @@ filters('the name filter is bound as a parameter, never written into the text of
     },
     giveBack: (lent, clean) => pool!.giveBack(lent, clean),
     close: () => pool!.close(),
+    stats: () => pool!.stats(),
   };
   const t = await testApp({ env: { TOKEN_TTL_S: '86400' }, heavy });
   pool = exclusivePool(() => connectionOptionsOf(t.db.sql), 2, async () => {}, 10_000);

@@ -54,7 +54,9 @@ export class Context {
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string> = {};
   /** Fields for the request's log line. */
-  log: { clientId?: string; cost?: number; error?: string } = {};
+  log: { clientId?: string; cost?: number; error?: string; refusal?: string } = {};
+  /** Report rows sent so far (data and exports), for the metrics. */
+  rowsSent = 0;
   /** Makes the deadline's signal. */
   readonly signal: () => AbortSignal;
   /** Set by a route whose body is a stream: the stream says when the answer is over (streamed.ts), not the pipeline. */

@@ -92,6 +92,7 @@ export async function dataRows(lent: Lent, ctx: Context, data: PreparedData, ran
       return (x - y) * direction;
     });
   }
+  ctx.rowsSent += rows.length;
   return rows;
 }
 
@@ -135,6 +136,7 @@ async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<Row>, ro
     // A cursor suspended between fetches is not running on the server, so the deadline is checked here as well.
     if (ctx.deadline.aborted) throw requestTimeout();
     next = fetch();
+    ctx.rowsSent += result.value.length;
     yield result.value;
   }
 }
@@ -237,6 +239,7 @@ export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: {
       // A COPY the client is slow to read waits on its socket: the deadline is checked here too.
       if (ctx.deadline.aborted) throw requestTimeout();
       const written = records.push(chunk);
+      ctx.rowsSent = records.rows;
       if (written.length > 0) yield written;
     }
     if (!records.done) throw new Error('the COPY ended before its last row');

@@ -20,11 +20,11 @@ export function databaseProblem(error: unknown, where: string): string | undefin
 }
 
 /** Why listening failed, for the port named. */
-export function listenProblem(error: unknown, host: string, port: number): string | undefined {
+export function listenProblem(error: unknown, host: string, port: number, variable = 'PORT'): string | undefined {
   const code = (error as { code?: string }).code;
   const at = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (code === 'EADDRINUSE') return `cannot listen on ${at}: the port is in use (set PORT)`;
-  if (code === 'EACCES') return `cannot listen on ${at}: permission denied (ports below 1024 need privileges; set PORT)`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${at}: the port is in use (set ${variable})`;
+  if (code === 'EACCES') return `cannot listen on ${at}: permission denied (ports below 1024 need privileges; set ${variable})`;
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${at}: HOST is not an address of this machine`;
   return undefined;
 }

@@ -103,6 +103,8 @@ export type ExclusivePool = {
   /** clean: its last exchange was read to the end, so the connection is idle; otherwise it is abandoned. */
   giveBack(lent: Lent, clean: boolean): void;
   close(): Promise<void>;
+  /** Lent out, waiting for one, and the most there may be: for the metrics. */
+  stats(): { inUse: number; waiting: number; size: number };
 };
 
 const quiet = { onnotice: () => {}, max: 1, fetch_types: true, idle_timeout: 60 };
@@ -193,6 +195,8 @@ export function exclusivePool(connectionOptions: () => ConnectionOptions, size: 
       const next = waiting.shift();
       if (next) next.resolve(handOut());
     },
+
+    stats: () => ({ inUse: lent, waiting: waiting.length, size }),
 
     async close() {
       closed = true;

@@ -32,6 +32,8 @@ const HEADER = SIGNATURE.length + 8;
  * (uuids or text), then a double for each of sumsUsed(metrics).
  */
 export class CopyCsv {
+  /** Rows written so far. */
+  rows = 0;
   private carry: Uint8Array | null = null;
   private header = true;
   private finished = false;
@@ -105,6 +107,7 @@ export class CopyCsv {
       // the field lengths (four bytes each) leave room for commas, quotes, an apostrophe and the line end.
       this.reserve(3 * (end - p) + NUMBER_BYTES * this.metrics.length);
       this.row(data, view, p + 2);
+      this.rows++;
       p = end;
     }
     if (p < data.length && !this.finished) this.carry = data.slice(p);
