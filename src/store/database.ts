@@ -161,9 +161,9 @@ async function claimDataDir(dataDir: string): Promise<{ shared: string } | { rel
  * a TCP port another local user could connect to. In DATA_DIR, or in a private temporary folder when the path would
  * pass the 107 bytes a socket's name may have.
  */
-async function socketPath(dataDir: string | undefined): Promise<{ path: string; remove: () => Promise<void> }> {
-  const inData = dataDir && resolve(dataDir, 'readout.sock');
-  if (inData && Buffer.byteLength(inData) <= 100) {
+async function socketPath(dataDir: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const inData = resolve(dataDir, 'readout.sock');
+  if (Buffer.byteLength(inData) <= 100) {
     await rm(inData, { force: true }); // left by a process that is gone: the lock is ours
     return { path: inData, remove: () => rm(inData, { force: true }) };
   }
@@ -181,14 +181,18 @@ async function openEmbedded(options: DatabaseOptions, release: () => Promise<voi
     await release();
     throw options.dataDir ? new DataDirError(`DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`) : error;
   }
-  const socket = await socketPath(options.dataDir);
-  const server = new PGLiteSocketServer({ db: pglite, path: socket.path, maxConnections: 64 });
+  // A database in memory lives only in tests, whose other processes and fault proxies reach it on a loopback port.
+  const socket = options.dataDir ? await socketPath(options.dataDir) : undefined;
+  const server = new PGLiteSocketServer({ db: pglite, ...(socket ? { path: socket.path } : { host: '127.0.0.1', port: 0 }), maxConnections: 64 });
   keepExchangesWhole(server);
   await server.start();
-  await chmod(socket.path, 0o600);
-  if (options.dataDir) await writeFile(socketFile(options.dataDir), JSON.stringify({ path: socket.path }), { mode: 0o600 });
+  if (socket) {
+    await chmod(socket.path, 0o600);
+    await writeFile(socketFile(options.dataDir!), JSON.stringify({ path: socket.path }), { mode: 0o600 });
+  }
   // PGlite runs one query at a time; a small pool keeps the queue short.
-  const sql = postgres({ path: socket.path, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
+  const where = socket ? { path: socket.path } : { host: '127.0.0.1', port: Number(server.getServerConn().split(':').pop()) };
+  const sql = postgres({ ...where, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
   return {
     sql,
     description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
@@ -198,7 +202,7 @@ async function openEmbedded(options: DatabaseOptions, release: () => Promise<voi
       await server.stop();
       await pglite.close();
       if (options.dataDir) await rm(socketFile(options.dataDir), { force: true });
-      await socket.remove();
+      await socket?.remove();
       await release();
     },
   };
