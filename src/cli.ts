@@ -6,7 +6,7 @@ import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { databaseDescription, openDatabase } from './store/database.ts';
+import { openDatabase } from './store/database.ts';
 import { databaseProblem, startupLine } from './serve/startup.ts';
 import { migrate } from './store/migrate.ts';
 
@@ -60,7 +60,11 @@ try {
   throw error;
 }
 
-const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir }).catch((error) => fail(2, startupLine(error) ?? String(error)));
+const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir }).catch((error) => {
+  const line = startupLine(error);
+  if (line) fail(2, line);
+  throw error;
+});
 let code = 1;
 try {
   await migrate(database.sql);
@@ -76,7 +80,7 @@ try {
   process.stderr.write(outcome.stderr);
   code = outcome.code;
 } catch (error) {
-  const problem = config!.databaseUrl ? databaseProblem(error, databaseDescription(config!.databaseUrl)) : undefined;
+  const problem = config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined;
   if (problem) code = 2;
   process.stderr.write(`readout: ${problem ?? `failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
 } finally {

@@ -2,7 +2,7 @@
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
-import { databaseDescription, openDatabase } from './store/database.ts';
+import { openDatabase } from './store/database.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
 import { createMetrics, serveMetrics } from './serve/metrics.ts';
@@ -71,8 +71,7 @@ async function step<T>(run: () => Promise<T> | T, problem: (error: unknown) => s
 
 let config = await step(() => loadConfig(process.env));
 const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
-const where = config.databaseUrl ? databaseDescription(config.databaseUrl) : '';
-const unreachable = (error: unknown) => (config.databaseUrl ? databaseProblem(error, where) : undefined);
+const unreachable = (error: unknown) => (config.databaseUrl ? databaseProblem(error, config.databaseUrl) : undefined);
 
 /** Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout. */
 async function prepareStore(sql: Sql) {

@@ -1,8 +1,8 @@
 // Bun adapter: Bun.serve with the same Fetch handler.
-import type { Serve } from './types.ts';
+import type { Serve, Tls } from './types.ts';
 
 declare const Bun: {
-  serve(options: { port: number; hostname: string; tls?: { cert: string; key: string }; fetch: (request: Request) => Promise<Response> }): {
+  serve(options: { port: number; hostname: string; tls?: Tls; fetch: (request: Request) => Promise<Response> }): {
     url: URL;
     stop(closeActiveConnections?: boolean): Promise<void>;
   };

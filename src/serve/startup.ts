@@ -1,15 +1,16 @@
 // What stops a start, said in one line for the operator (exit 2), rather than a stack trace: the configuration, the
 // database that cannot be reached, the data folder, the port, the TLS files.
 import { ConfigError } from '../config.ts';
-import { DataDirError } from '../store/database.ts';
+import { databaseDescription, DataDirError } from '../store/database.ts';
 
 /** A problem the operator can fix, already worded. */
 export class StartupError extends Error {}
 
 const REACH = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'ECONNRESET']);
 
-/** postgres.js's error at the first statement, as why the database cannot be used; undefined if it is not one. */
-export function databaseProblem(error: unknown, where: string): string | undefined {
+/** postgres.js's error at the first statement, as why the database at the URL cannot be used; undefined if it is not one. */
+export function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
+  const where = databaseDescription(databaseUrl);
   const e = error as { code?: string; errno?: string; message?: string };
   const code = e.code ?? e.errno;
   if (code && REACH.has(code)) return `cannot reach the database at ${where} (${code})`;

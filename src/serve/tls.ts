@@ -3,8 +3,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { StartupError } from './startup.ts';
-
-export type Tls = { cert: string; key: string };
+import type { Tls } from './types.ts';
 
 async function read(variable: string, path: string): Promise<string> {
   try {

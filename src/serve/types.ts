@@ -39,7 +39,7 @@ export type Malformed = 'too-large' | 'unknown-method' | 'broken';
 /** The answer to a request the HTTP parser refused, from whatever of its first line could be read; none yet at start. */
 export type Refuse = (why: Malformed, method: string, path: string) => DirectAnswer | undefined;
 
-export type Serve = (
-  app: Handler,
-  options: { port: number; host: string; direct?: Direct; refuse?: Refuse; /** PEM: HTTPS only. */ tls?: { cert: string; key: string } },
-) => Promise<Listening>;
+/** A certificate chain and its private key, PEM: the server speaks HTTPS only. */
+export type Tls = { cert: string; key: string };
+
+export type Serve = (app: Handler, options: { port: number; host: string; direct?: Direct; refuse?: Refuse; tls?: Tls }) => Promise<Listening>;
