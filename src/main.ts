@@ -10,6 +10,7 @@ import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
 import { runCommand } from './cli/run.ts';
+import { bundled } from './serve/bundled.ts';
 import type { Sql } from './store/database.ts';
 
 type Demo = { organizationId: string; reportIds: string[]; clientId: string; clientSecret: string };
@@ -31,7 +32,7 @@ function printDemo(demo: Demo, baseUrl: string) {
       'readout: the database was empty, so a demo organization was created.',
       `  organization  ${demo.organizationId}`,
       `  client id     ${demo.clientId}`,
-      `  client secret ${demo.clientSecret}   (shown this once; \`npm run readout -- demo\` issues another)`,
+      `  client secret ${demo.clientSecret}   (shown this once; \`${bundled.command ?? 'npm run readout --'} demo\` issues another)`,
       '',
       'Get a token and read who you are:',
       `  TOKEN=$(curl -s ${baseUrl}/api/connect/token -d grant_type=client_credentials -d client_id=${demo.clientId} -d client_secret=${demo.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,

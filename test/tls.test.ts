@@ -9,6 +9,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { runSync, startServer, temporaryDir, type Runtime } from './support/server.ts';
 import { skipped } from './support/skip.ts';
+import { buildExecutable, canBuild } from './support/executable.ts';
 
 const it = suite('tls');
 
@@ -36,9 +37,11 @@ function get(url: string, ca: string, init: { method?: string; body?: string; he
   });
 }
 
-for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
-  it(`${runtime}: TLS_CERT_FILE and TLS_KEY_FILE serve HTTPS, BASE_URL defaults to https, a token and an answer go through`, async () => {
-    if (skipped(!openssl, 'tls', `${runtime} serves HTTPS`, 'needs the openssl command to make a certificate')) return;
+for (const name of ['node', 'bun', 'deno', 'executable'] as const) {
+  it(`${name}: TLS_CERT_FILE and TLS_KEY_FILE serve HTTPS, BASE_URL defaults to https, a token and an answer go through`, async () => {
+    if (skipped(!openssl, 'tls', `${name} serves HTTPS`, 'needs the openssl command to make a certificate')) return;
+    if (name === 'executable' && skipped(!canBuild, 'tls', 'the executable serves HTTPS', 'the executable is built for Linux x64 only')) return;
+    const runtime: Runtime = name === 'executable' ? { executable: buildExecutable().path } : name;
     const dir = temporaryDir();
     const files = certificate(dir.path);
     const server = await startServer({ DATA_DIR: join(dir.path, 'data'), DEMO: 'auto', TLS_CERT_FILE: files.cert, TLS_KEY_FILE: files.key }, runtime);

@@ -10,6 +10,7 @@ import { fxImport, fxList } from './fx.ts';
 import { accountList, metricList, orgList, reportList, segmentList } from './lists.ts';
 import { orgCreate, orgDelete, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
+import { bundled } from '../serve/bundled.ts';
 
 export type CommandDeps = {
   sql: Sql;
@@ -200,7 +201,9 @@ export function helpText(): string {
   return [
     'readout: the operator command line of readout, the reporting API (README "Operator commands").',
     'usage: readout COMMAND [--flags] [--json]     readout COMMAND --help for its flags and an example',
-    '(from a checkout: npm run readout -- COMMAND; on Bun: npx bun src/cli.ts COMMAND)',
+    bundled.command
+      ? 'readout serve (or readout alone) starts the server; its settings are environment variables (README "Configuration")'
+      : '(from a checkout: npm run readout -- COMMAND; on Bun: npx bun src/cli.ts COMMAND)',
     '',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
     '',

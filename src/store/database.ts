@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { connect } from 'node:net';
 import { keepExchangesWhole } from './embeddedQueue.ts';
+import { bundled } from '../serve/bundled.ts';
 
 export type Sql = postgres.Sql;
 
@@ -176,7 +177,7 @@ async function openEmbedded(options: DatabaseOptions, release: () => Promise<voi
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   let pglite;
   try {
-    pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template });
+    pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template, ...(await bundled.pglite?.()) });
   } catch (error) {
     await release();
     throw options.dataDir ? new DataDirError(`DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`) : error;

@@ -1,13 +1,14 @@
-// Loads the SQL that lives in sql/: migrations in order, and one named query a file.
+// Loads the SQL that lives in sql/: migrations in order, and one named query a file (from inside the executable
+// when readout runs as one).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
+import { bundled } from '../serve/bundled.ts';
 
 export type SqlFile = { name: string; text: string };
 
-function readFolder(folder: string): SqlFile[] {
-  const dir = sqlDir + folder;
+function readFolder(folder: 'migrations' | 'queries'): SqlFile[] {
+  if (bundled.sql) return bundled.sql[folder];
+  const dir = fileURLToPath(new URL(`../../sql/${folder}/`, import.meta.url));
   return readdirSync(dir)
     .filter((file) => file.endsWith('.sql'))
     .sort()

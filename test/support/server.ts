@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export type Runtime = 'node' | 'bun' | 'deno';
+/** A runtime running the source tree, or the executable npm run build writes. */
+export type Runtime = 'node' | 'bun' | 'deno' | { executable: string };
 
 const bin = (name: string) => join(process.cwd(), 'node_modules', '.bin', name);
 
@@ -20,6 +21,7 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
  * own, which a SIGKILL to tsx leaves running.
  */
 export function command(runtime: Runtime, entry: string): [string, string[]] {
+  if (typeof runtime === 'object') return [runtime.executable, []]; // it is the server, and runs a command when given one
   if (runtime === 'bun') return [bin('bun'), [entry]];
   if (runtime === 'deno') return [bin('deno'), ['run', '-A', entry]];
   return [process.execPath, ['--import', 'tsx', entry]];

@@ -4,6 +4,7 @@
 // workbook is made (its styles and the worksheet's opening) are replaced by ours: its version is pinned, and
 // test/sheetLayout.test.ts fails the day those templates move.
 import { createRequire } from 'node:module';
+import { bundled, type SheetTemplates } from '../../serve/bundled.ts';
 
 /** Indexes into STYLES' cellXfs; the number formats are ECMA-376 §18.8.30's built-in ones (2, 3, 4). */
 const STYLE_OF_KIND: Record<string, number> = { percent: 2, ratio: 2, count: 3, money: 4, decimal: 4 };
@@ -36,15 +37,20 @@ function sheetOpening(header: readonly string[]): string {
 <sheetData>`;
 }
 
-type Template = { default: string };
-const require = createRequire(import.meta.url);
-const templates = {
-  styles: require('xlsx-write-stream/dist/templates/styles.js') as Template,
-  opening: require('xlsx-write-stream/dist/templates/sheet-header.js') as Template,
+
+const fromPackage = (): SheetTemplates => {
+  const require = createRequire(import.meta.url);
+  return {
+    styles: require('xlsx-write-stream/dist/templates/styles.js'),
+    opening: require('xlsx-write-stream/dist/templates/sheet-header.js'),
+  };
 };
+let templates: SheetTemplates | undefined;
 
 /** Sets the looks of the next workbook made, whose constructor reads the templates (so call it just before). */
 export function useSheetLayout(header: readonly string[]): void {
+  // The executable's bundle holds the package's modules itself, so it hands over its own (scripts/build.ts).
+  templates ??= bundled.sheetTemplates ?? fromPackage();
   templates.styles.default = STYLES;
   templates.opening.default = sheetOpening(header);
 }
