@@ -37,6 +37,7 @@ import { runExecutable } from ${JSON.stringify(fromEntry(join(root, 'src/serve/e
 import pgliteWasm from ${pgliteFile('pglite.wasm')} with { type: 'file' };
 import initdbWasm from ${pgliteFile('initdb.wasm')} with { type: 'file' };
 import pgliteData from ${pgliteFile('pglite.data')} with { type: 'file' };
+import redoc from 'redoc/bundles/redoc.standalone.js' with { type: 'text' };
 
 bundled.sql = ${JSON.stringify({ migrations: sqlFolder('migrations'), queries: sqlFolder('queries') })};
 bundled.pglite = async () => ({
@@ -48,6 +49,7 @@ bundled.sheetTemplates = {
   styles: require('xlsx-write-stream/dist/templates/styles.js'),
   opening: require('xlsx-write-stream/dist/templates/sheet-header.js'),
 };
+bundled.redoc = redoc;
 bundled.command = 'readout';
 
 await runExecutable();

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { gunzipSync } from 'node:zlib';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { PROBLEM_TYPES } from '../src/http/problem.ts';
 import { PLATFORMS } from '../src/dataModel.ts';
@@ -135,16 +136,36 @@ live('the document is served with servers from BASE_URL, without a token and wit
   assert.equal(Object.keys(served.paths), Object.keys(doc.paths));
 });
 
-live('/v1/docs lists every operation, scope, cost and problem type, and loads nothing from elsewhere', async ({ t }) => {
+live('/v1/docs is the Redoc reference of this document, its scripts allowed by hash, nothing loaded from elsewhere', async ({ t }) => {
   const res = await t.fetch('/v1/docs');
   assert.is(res.status, 200);
   assert.match(res.headers.get('content-type')!, 'text/html');
   const page = await res.text();
-  for (const path of Object.keys(doc.paths)) assert.ok(page.includes(`<code>${path}</code>`), path);
-  for (const scope of SCOPES) assert.ok(page.includes(scope), scope);
-  for (const type of Object.keys(PROBLEM_TYPES)) assert.ok(page.includes(`/problems/${type}`), type);
-  assert.match(page, /Quick start/);
-  assert.not.match(page, /<script|<link rel="stylesheet"|@import|src="http/i);
+  const data = /<script id="openapi" type="application\/json">([^<]*)<\/script>/.exec(page)?.[1];
+  assert.ok(data, 'the document is inline');
+  const shown = JSON.parse(data);
+  assert.equal(Object.keys(shown.paths), Object.keys(doc.paths));
+  assert.equal(shown.servers, [{ url: 'http://readout.test', description: 'This server' }]);
+  // The examples name this server; the problem types are listed, each linked to its page.
+  assert.match(shown.paths['/v1/me'].get['x-codeSamples'][0].source, /curl -s http:\/\/readout\.test\/v1\/me/);
+  for (const type of Object.keys(PROBLEM_TYPES)) assert.ok(shown.info.description.includes(`(http://readout.test/problems/${type})`), type);
+  assert.match(page, /Redoc\.init\(/);
+  const csp = res.headers.get('content-security-policy')!;
+  const hashes = csp.match(/'sha256-[^']+'/g) ?? [];
+  assert.is(hashes.length, 2, csp);
+  assert.match(csp, /default-src 'none'/);
+  assert.not.match(csp, /script-src[^;]*'unsafe-inline'/);
+  assert.not.match(page, /<link rel="stylesheet"|@import|src="http/i);
+  // A megabyte of script: gzip when the client takes it (not when it refuses it with q=0), the same page either way.
+  assert.is(res.headers.get('vary'), 'accept-encoding');
+  const zipped = await t.fetch('/v1/docs', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+  assert.is(zipped.headers.get('content-encoding'), 'gzip');
+  const bytes = Buffer.from(await zipped.arrayBuffer());
+  assert.ok(bytes.length < page.length / 3, `${bytes.length} bytes`);
+  assert.is(gunzipSync(bytes).toString('utf8'), page);
+  const refused = await t.fetch('/v1/docs', { headers: { 'accept-encoding': 'gzip;q=0, identity' } });
+  assert.is(refused.headers.get('content-encoding'), null);
+  assert.is(await refused.text(), page);
 });
 
 live('/problems/{type} describes each type; an unknown one is 404', async ({ t }) => {

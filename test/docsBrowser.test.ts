@@ -1,4 +1,5 @@
-// Loads /v1/docs in headless Chromium (Debian's package): every path shown, nothing fetched elsewhere, no console error.
+// Loads /v1/docs in headless Chromium (Debian's package): Redoc renders every path with its curl and response samples,
+// its search finds operations, nothing is fetched from another host, and no console error; a screenshot is kept.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -13,7 +14,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join(process.cwd(), '.test-output');
 const it = suite('docs in a browser');
 
-it('headless Chromium renders /v1/docs with all sixteen paths, no foreign request, no console error', async () => {
+it('headless Chromium renders the reference: every path, samples, search; no foreign request, no console error', async () => {
   // CI installs chromium (.ci/run); elsewhere the test says why it did not run, and counts as skipped.
   if (skipped(!existsSync(CHROMIUM), 'docs in a browser', 'renders /v1/docs', `${CHROMIUM} is not installed (apt-get install chromium)`)) return;
   const dir = temporaryDir();
@@ -24,26 +25,39 @@ it('headless Chromium renders /v1/docs with all sixteen paths, no foreign reques
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   try {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const origin = new URL(server.url).origin;
     const foreign: string[] = [];
     const errors: string[] = [];
     page.on('request', (request) => {
       const url = request.url();
-      if (!url.startsWith(origin) && !url.startsWith('data:')) foreign.push(url);
+      // blob: is the worker Redoc's search runs in, made by the page itself.
+      if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) foreign.push(url);
     });
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     page.on('pageerror', (error) => errors.push(error.message));
     const response = await page.goto(`${server.url}/v1/docs`, { waitUntil: 'networkidle' });
     assert.is(response?.status(), 200);
+    await page.waitForSelector('[role=menu]', { timeout: 30_000 });
     const text = await page.innerText('body');
-    const v1Paths = Object.keys(doc.paths).filter((p) => p.startsWith('/v1'));
-    assert.is(v1Paths.length, 16);
-    for (const path of v1Paths) assert.ok(text.includes(path), `${path} is on the page`);
+    const paths = Object.keys(doc.paths);
+    assert.is(paths.filter((p) => p.startsWith('/v1')).length, 16);
+    for (const path of paths) assert.ok(text.includes(path), `${path} is on the page`);
+    // Each operation: its curl example (naming this server) and its response samples.
+    const operations = paths.flatMap((path) => Object.keys(doc.paths[path]));
+    assert.is((text.match(/Request samples/g) ?? []).length, operations.length, 'a request sample for every operation');
+    assert.is((text.match(/Response samples/g) ?? []).length, operations.length, 'response samples for every operation');
+    assert.ok(text.includes(`curl -s "${server.url}/v1/reports/$REPORT_ID/data?`), 'the data example names this server');
+    assert.match(text, /Quota cost: one unit per ad account in scope/);
+    assert.match(text, /subscription-locked/);
+    mkdirSync(OUTPUT, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT, 'docs.png') });
+    // The search box finds operations by their words.
+    await page.fill('input[placeholder="Search..."]', 'workbook');
+    await page.waitForFunction(() => document.querySelector('[data-role="search:results"]')?.textContent?.includes('Excel workbook'), null, { timeout: 10_000 });
+    await page.screenshot({ path: join(OUTPUT, 'docs-search.png') });
     assert.equal(foreign, [], 'no request to another host');
     assert.equal(errors, [], 'no console error');
-    mkdirSync(OUTPUT, { recursive: true });
-    await page.screenshot({ path: join(OUTPUT, 'docs.png'), fullPage: false });
     assert.ok(existsSync(join(OUTPUT, 'docs.png')));
   } finally {
     await browser.close();

@@ -40,6 +40,10 @@ it('with an empty environment in an empty folder: health, a token, data, an expo
     assert.match(out, /`readout demo` issues another/, 'the hint names the executable, not npm');
     const health = await fetch(`${url}/v1/health`);
     assert.equal([health.status, await health.json()], [200, { status: 'ok' }]);
+    // The reference page carries Redoc's script from inside the executable.
+    const docs = await fetch(`${url}/v1/docs`);
+    assert.is(docs.status, 200);
+    assert.match(await docs.text(), /Redoc\.init\(/);
 
     const organization = /^ +organization +(\S+)/m.exec(out)![1];
     const form = { grant_type: 'client_credentials', client_id: /client id +(\S+)/.exec(out)![1], client_secret: /client secret +(\S+)/.exec(out)![1] };

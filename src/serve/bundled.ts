@@ -14,6 +14,8 @@ export const bundled: {
   pglite?: () => Promise<Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>>;
   /** xlsx-write-stream's template modules, as the bundle holds them. */
   sheetTemplates?: SheetTemplates;
+  /** Redoc's standalone script, which the API reference page inlines. */
+  redoc?: string;
   /** The command that runs an operator command, for the hints printed to a person. */
   command?: string;
 } = {};
