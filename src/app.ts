@@ -36,6 +36,8 @@ import { traceFrom, type Trace } from './http/trace.ts';
 import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './billing/heavyLane.ts';
+import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
+import { postgresPool, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
 
 export type { LogLine };
@@ -52,6 +54,8 @@ export type AppDeps = {
   heavy?: ExclusivePool;
   /** Counts for Prometheus (METRICS_PORT), when it is set. */
   metrics?: AppMetrics;
+  /** Where reads run; by default the standbys of config.replicaUrls, or the primary alone. */
+  reads?: (primary: ReadSource) => Reads;
 };
 
 export type App = ((request: IncomingRequest) => Promise<Response>) & {
@@ -94,6 +98,8 @@ export function createApp(deps: AppDeps): App {
     deps.heavy ??
     exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000);
   const lane = heavyLane(exclusive, config.heavyPerClient);
+  const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
+  const reads = deps.reads?.(primary) ?? standbyReads(primary, config);
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
   // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
@@ -104,10 +110,15 @@ export function createApp(deps: AppDeps): App {
     function withCharge(ctx: Context) {
       return typeof cost === 'number' ? meter.charge(ctx, cost) : cost(ctx).then((units) => meter.charge(ctx, units));
     };
-  const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost));
+  // Reads go to a standby only after the charge: the charge is the primary's, and the standby then holds all of it.
+  const withReads = async (ctx: Context) => {
+    ctx.reads = await reads.source();
+    if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
+  };
+  const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), withReads);
   // Report data and exports: impossible dates are refused before the charge (a client past its limit of them at
   // once is refused by the lane, and its charge given back).
-  const heavy = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, charged(cost));
+  const heavy = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, charged(cost), withReads);
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -123,9 +134,9 @@ export function createApp(deps: AppDeps): App {
   };
 
   const liveness = health(sql);
-  const orgs = organizations(sql);
-  const catalogue = metrics(sql);
-  const reportList = reports(sql);
+  const orgs = organizations();
+  const catalogue = metrics();
+  const reportList = reports();
   const published = contract(config.baseUrl, config.problemsUrl);
 
   const router = Router<Context, []>({
@@ -140,16 +151,16 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
     .get('/v1/organizations', guarded('organizations:read', 1), orgs.list)
     .get('/v1/organizations/:id', guarded('organizations:read', 1), orgs.get)
-    .get('/v1/organizations/:id/ad-accounts', guarded('ad-accounts:read', 1), adAccounts(sql))
-    .get('/v1/organizations/:id/segments', guarded('segments:read', 1), segments(sql))
-    .get('/v1/organizations/:id/campaigns', guarded('campaigns:read', 1), campaigns(sql))
+    .get('/v1/organizations/:id/ad-accounts', guarded('ad-accounts:read', 1), adAccounts())
+    .get('/v1/organizations/:id/segments', guarded('segments:read', 1), segments())
+    .get('/v1/organizations/:id/campaigns', guarded('campaigns:read', 1), campaigns())
     .get('/v1/organizations/:id/metrics', guarded('reports:read', 1), catalogue.organization)
     .get('/v1/metrics', guarded('reports:read', 1), catalogue.system)
     .get('/v1/reports', guarded('reports:read', 1), reportList.list)
     .get('/v1/reports/:id', guarded('reports:read', 1), reportList.get)
-    .get('/v1/reports/:id/data', heavy('reports:data', dataCost(sql)), reportData(sql, clock, lane))
-    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost(sql)), reportExport(sql, clock, lane, 'csv'))
-    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost(sql)), reportExport(sql, clock, lane, 'xlsx'))
+    .get('/v1/reports/:id/data', heavy('reports:data', dataCost(sql)), reportData(clock, lane))
+    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost(sql)), reportExport(clock, lane, 'csv'))
+    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost(sql)), reportExport(clock, lane, 'xlsx'))
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
@@ -221,6 +232,7 @@ export function createApp(deps: AppDeps): App {
     async close() {
       await meter.close();
       if (!deps.heavy) await exclusive.close();
+      await reads.close();
     },
   });
 }
@@ -291,4 +303,19 @@ function finish(response: Response, ctx: Context, head: boolean): Response {
   if (!head) return response;
   response.body?.cancel().catch(() => {});
   return respond(null, { status: response.status, headers });
+}
+
+/**
+ * The standbys of DATABASE_REPLICA_URLS, opened as the primary's pool is, each with its own connections for heavy
+ * requests; without any, the primary alone.
+ */
+function standbyReads(primary: ReadSource, config: Config): Reads {
+  if (!config.replicaUrls.length) return primaryOnly(primary);
+  const heavyTimeoutMs = config.requestDeadlineMs + 5000;
+  return replicaReads(primary, {
+    urls: config.replicaUrls,
+    maxLagMs: config.replicaMaxLagMs,
+    open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }).sql,
+    heavy: (sql) => exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), heavyTimeoutMs),
+  });
 }

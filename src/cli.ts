@@ -67,7 +67,13 @@ const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir:
 });
 let code = 1;
 try {
-  await migrate(database.sql);
+  // Migrations take a session's advisory lock: on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
+  const direct = config!.migrationDatabaseUrl !== config!.databaseUrl ? await openDatabase({ databaseUrl: config!.migrationDatabaseUrl, max: 1 }) : undefined;
+  try {
+    await migrate((direct ?? database).sql);
+  } finally {
+    await direct?.close();
+  }
   const outcome = await runCommand(argv, {
     sql: database.sql,
     now: Date.now(),

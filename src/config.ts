@@ -6,10 +6,20 @@ const positive = (what: string) =>
   v.pipe(v.string(), v.regex(/^\d+$/, `must be a whole number of ${what}`), v.transform(Number), v.integer(), v.minValue(1, `must be at least 1 ${what}`));
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http(s) URL'));
 
+const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'));
+const postgresUrls = v.pipe(
+  v.string(),
+  v.transform((list) => list.split(',').map((url) => url.trim()).filter(Boolean)),
+  v.check((urls) => urls.every((url) => /^postgres(ql)?:\/\/./.test(url)), 'must be postgres:// URLs separated by commas'),
+);
+
 const EnvSchema = v.object({
   PORT: v.optional(port, '8080'),
   HOST: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), '127.0.0.1'),
-  DATABASE_URL: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  DATABASE_URL: v.optional(postgresUrl),
+  DATABASE_REPLICA_URLS: v.optional(postgresUrls),
+  REPLICA_MAX_LAG_MS: v.optional(positive('milliseconds'), '1000'),
+  MIGRATION_DATABASE_URL: v.optional(postgresUrl),
   DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data'),
   BASE_URL: v.optional(httpUrl),
   PROBLEMS_URL: v.optional(httpUrl),
@@ -27,6 +37,12 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** Hot standbys of DATABASE_URL that reads may go to (DECISIONS §1); empty: every read goes to the primary. */
+  replicaUrls: string[];
+  /** A standby further behind than this is skipped until it catches up. */
+  replicaMaxLagMs: number;
+  /** Where migrations run and take their lock: a direct connection to the primary, not a pooler. */
+  migrationDatabaseUrl: string | undefined;
   dataDir: string;
   baseUrl: string;
   problemsUrl: string;
@@ -63,12 +79,19 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`);
   }
+  if (e.DATABASE_REPLICA_URLS?.length && !e.DATABASE_URL) {
+    throw new ConfigError('invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)');
+  }
+  if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL) throw new ConfigError('invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL');
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
   const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    replicaUrls: e.DATABASE_REPLICA_URLS ?? [],
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
+    migrationDatabaseUrl: e.MIGRATION_DATABASE_URL ?? e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     baseUrl,
     problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),

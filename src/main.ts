@@ -2,7 +2,7 @@
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
-import { openDatabase } from './store/database.ts';
+import { openDatabase, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
 import { createMetrics, serveMetrics } from './serve/metrics.ts';
@@ -49,8 +49,6 @@ function runtimeAdapter(): Promise<{ serve: Serve }> {
   return import('./serve/node.ts');
 }
 
-/** Below the 3 s a charge waits in the process (quota.ts), so PostgreSQL ends a charge before its caller gives up. */
-const SHARED_STATEMENT_TIMEOUT_MS = 2500;
 
 const note = (msg: string, fields: Record<string, unknown> = {}) => writeLine(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
 
@@ -72,7 +70,6 @@ async function step<T>(run: () => Promise<T> | T, problem: (error: unknown) => s
 
 let config = await step(() => loadConfig(process.env));
 const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
-const unreachable = (error: unknown) => (config.databaseUrl ? databaseProblem(error, config.databaseUrl) : undefined);
 
 /** Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout. */
 async function prepareStore(sql: Sql) {
@@ -82,9 +79,9 @@ async function prepareStore(sql: Sql) {
 }
 let demo: Demo | undefined;
 if (config.databaseUrl) {
-  const setup = await openDatabase({ databaseUrl: config.databaseUrl, max: 1 });
+  const setup = await openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1 });
   try {
-    demo = await step(() => prepareStore(setup.sql), unreachable);
+    demo = await step(() => prepareStore(setup.sql), (error) => databaseProblem(error, config.migrationDatabaseUrl!));
   } finally {
     await setup.close();
   }

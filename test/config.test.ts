@@ -9,6 +9,9 @@ test('defaults follow DECISIONS §2', () => {
     port: 8080,
     host: '127.0.0.1',
     databaseUrl: undefined,
+    replicaUrls: [],
+    replicaMaxLagMs: 1000,
+    migrationDatabaseUrl: undefined,
     dataDir: './data',
     baseUrl: 'http://127.0.0.1:8080',
     problemsUrl: 'http://127.0.0.1:8080/problems',
@@ -66,6 +69,15 @@ test('the server refuses a bad value with one line on stderr and exit 2', () => 
   const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
   assert.is(lines.length, 1);
   assert.match(lines[0], /PORT/);
+});
+
+test('standbys and the migration URL: a list of postgres URLs, a primary required, migrations on DATABASE_URL unless set', () => {
+  const config = loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x, postgres://s2/x,', REPLICA_MAX_LAG_MS: '250' });
+  assert.equal([config.replicaUrls, config.replicaMaxLagMs, config.migrationDatabaseUrl], [['postgres://s1/x', 'postgres://s2/x'], 250, 'postgres://p/x']);
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://pooler/x', MIGRATION_DATABASE_URL: 'postgres://p/x' }).migrationDatabaseUrl, 'postgres://p/x');
+  assert.throws(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://s1/x' }), (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS needs DATABASE_URL/.test(e.message));
+  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x,mysql://s2' }), (e: Error) => /DATABASE_REPLICA_URLS=.* must be postgres:\/\/ URLs separated by commas/.test(e.message));
+  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', REPLICA_MAX_LAG_MS: '0' }), (e: Error) => /REPLICA_MAX_LAG_MS/.test(e.message));
 });
 
 test.run();

@@ -41,9 +41,11 @@ export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
     async connection(ctx) {
       admit(ctx);
       const deadline = ctx.deadline;
+      // The standby the request reads from, if it reads from one, lends the connection; otherwise the primary.
+      const from = ctx.reads?.heavy ?? pool;
       let lent: Lent;
       try {
-        lent = await pool.lend(deadline);
+        lent = await from.lend(deadline);
       } catch (error) {
         if (deadline.aborted) throw requestTimeout();
         throw error;
@@ -53,7 +55,7 @@ export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
       deadline.addEventListener('abort', abandon, { once: true });
       ctx.onDone(() => {
         deadline.removeEventListener('abort', abandon);
-        pool.giveBack(lent, !deadline.aborted);
+        from.giveBack(lent, !deadline.aborted);
       });
       return lent;
     },

@@ -1,4 +1,6 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
+import type { ReadSource } from '../store/replicas.ts';
+import type { Sql } from '../store/database.ts';
 import type { Principal } from '../auth/accessTokens.ts';
 import type { Plan } from '../billing/plans.ts';
 import type { IncomingRequest } from '../serve/types.ts';
@@ -51,10 +53,12 @@ export class Context {
   refundCharge = false;
   /** The organization's report version, read with the charge (migration 010): kept answers this new are current. */
   reportsVersion?: number;
+  /** Where this request's reads run (the primary, or a standby that has replayed what it must see): set before a read route. */
+  reads?: ReadSource;
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string> = {};
   /** Fields for the request's log line. */
-  log: { clientId?: string; cost?: number; error?: string; refusal?: string } = {};
+  log: { clientId?: string; cost?: number; error?: string; refusal?: string; standby?: string } = {};
   /** Report rows sent so far (data and exports), for the metrics. */
   rowsSent = 0;
   /** Makes the deadline's signal. */
@@ -107,4 +111,10 @@ export class Context {
 
 export function createContext(request: IncomingRequest, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
   return new Context(request, trace, startedAt, deadline);
+}
+
+/** The connections this request's reads use: set by the pipeline before any read route runs. */
+export function readSql(ctx: Context): Sql {
+  if (!ctx.reads) throw new Error(`${ctx.route}: no read source set (the pipeline picks one before a read route)`);
+  return ctx.reads.sql;
 }

@@ -1,4 +1,5 @@
-// One JSON log line a request (DECISIONS §8): time, method, path, status, ms, clientId, traceId, cost.
+// One JSON log line a request (DECISIONS §8): time, method, path, status, ms, clientId, traceId, cost (and the standby
+// that served its reads, when one did).
 import type { Context } from './context.ts';
 import { isoTime, writeLine } from './logLines.ts';
 import type { Trace } from './trace.ts';
@@ -16,6 +17,7 @@ export function requestLine(method: string, path: string, status: number, starte
     clientId: noted.clientId ?? null,
     traceId: trace.traceId,
     cost: noted.cost ?? 0,
+    ...(noted.standby ? { standby: noted.standby } : {}),
     ...(noted.error ? { error: noted.error } : {}),
   };
 }
@@ -26,8 +28,9 @@ export function requestLine(method: string, path: string, status: number, starte
  */
 export function requestLineText(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): string {
   const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
+  const standby = noted.standby ? `,"standby":${JSON.stringify(noted.standby)}` : '';
   const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';
-  return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${error}}`;
+  return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${standby}${error}}`;
 }
 
 export type RequestLogger = (...line: Parameters<typeof requestLine>) => void;

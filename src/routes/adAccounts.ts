@@ -1,7 +1,6 @@
 // GET /v1/organizations/{id}/ad-accounts: cut by the ad-account allow-list, optionally by platform.
 import * as v from 'valibot';
-import type { Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
+import { readSql, type Context } from '../http/context.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { allowList, ownOrganization } from '../auth/visibility.ts';
@@ -12,10 +11,10 @@ const AdAccountsQuery = {
   platform: v.optional(v.picklist(PLATFORMS, `platform must be one of ${PLATFORMS.join(', ')}`)),
 };
 
-export function adAccounts(sql: Sql) {
+export function adAccounts() {
   return function listAdAccounts(ctx: Context): Promise<Response> {
     const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
     const org = ownOrganization(ctx);
-    return listPage(sql, 'list-ad-accounts', paging, [org, ...allowList(ctx.principal!.adAccounts), platform ?? null]);
+    return listPage(readSql(ctx), 'list-ad-accounts', paging, [org, ...allowList(ctx.principal!.adAccounts), platform ?? null]);
   };
 }

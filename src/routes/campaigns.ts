@@ -1,7 +1,6 @@
 // GET /v1/organizations/{id}/campaigns: cut by the ad-account allow-list; filters adAccountId and name.
 import * as v from 'valibot';
-import type { Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
+import { readSql, type Context } from '../http/context.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { allowList, ownOrganization } from '../auth/visibility.ts';
@@ -12,10 +11,10 @@ const CampaignsQuery = {
   name: v.optional(v.pipe(v.string(), v.maxLength(200, 'name must be at most 200 characters'))),
 };
 
-export function campaigns(sql: Sql) {
+export function campaigns() {
   return function listCampaigns(ctx: Context): Promise<Response> {
     const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
     const org = ownOrganization(ctx);
-    return listPage(sql, 'list-campaigns', paging, [org, ...allowList(ctx.principal!.adAccounts), adAccountId ?? null, name || null]);
+    return listPage(readSql(ctx), 'list-campaigns', paging, [org, ...allowList(ctx.principal!.adAccounts), adAccountId ?? null, name || null]);
   };
 }

@@ -1,6 +1,5 @@
 // GET /v1/reports/{id}/data: the report's numbers (spec §2.5, §4.4, §4.5).
-import type { Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
+import { readSql, type Context } from '../http/context.ts';
 import type { HeavyLane } from '../billing/heavyLane.ts';
 import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
 import { dataRows, dayRange, jsonRows } from '../report/rows.ts';
@@ -14,9 +13,9 @@ export function dataHeaders(data: PreparedData): Record<string, string> {
   return headers;
 }
 
-export function reportData(sql: Sql, clock: () => number, lane: HeavyLane) {
+export function reportData(clock: () => number, lane: HeavyLane) {
   return async function getReportData(ctx: Context): Promise<Response> {
-    const data = await prepareData(sql, ctx, ctx.plan!, 'json');
+    const data = await prepareData(readSql(ctx), ctx, ctx.plan!, 'json');
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
     const lent = await lane.connection(ctx);
     const range = await dayRange(lent, ctx, data, clock());

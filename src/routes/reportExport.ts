@@ -1,5 +1,5 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
-import type { Context } from '../http/context.ts';
+import { readSql, type Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
 import type { HeavyLane } from '../billing/heavyLane.ts';
 import { query } from '../store/queries.ts';
@@ -29,11 +29,11 @@ export const exportCost = (sql: Sql) => {
   return async (ctx: Context) => 2 * (await cost(ctx));
 };
 
-export function reportExport(sql: Sql, clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
+export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
   return async function getReportExport(ctx: Context): Promise<Response> {
-    const data = await prepareData(sql, ctx, ctx.plan!, format);
+    const data = await prepareData(readSql(ctx), ctx, ctx.plan!, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const names = await query<{ name: string; display_name: string }>(sql, 'list-metric-display-names', [ctx.principal!.organizationId]);
+    const names = await query<{ name: string; display_name: string }>(readSql(ctx), 'list-metric-display-names', [ctx.principal!.organizationId]);
     const lent = await lane.connection(ctx);
     const range = await dayRange(lent, ctx, data, clock());
     const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);

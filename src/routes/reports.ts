@@ -1,7 +1,6 @@
 // GET /v1/reports (what this client may read; organizationId filter) and /v1/reports/{id} (one definition).
 import * as v from 'valibot';
-import type { Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
+import { readSql, type Context } from '../http/context.ts';
 import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
 import { query } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
@@ -17,7 +16,7 @@ const ReportsQuery = {
 const NOWHERE = '00000000-0000-0000-0000-000000000000';
 
 /** Lists and definitions are kept per version (reportCache.ts); the queries read the version they saw. */
-export function reports(sql: Sql) {
+export function reports() {
   const kept = reportCache();
   return {
     async list(ctx: Context): Promise<Response> {
@@ -25,13 +24,13 @@ export function reports(sql: Sql) {
       const principal = ctx.principal!;
       // Spec §4.6 rule 2: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
-        return listPage(sql, 'list-reports', paging, [NOWHERE, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
+        return listPage(readSql(ctx), 'list-reports', paging, [NOWHERE, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
       }
       const key = `list ${principalKey(principal)} ${paging.page} ${paging.pageSize}`;
       const body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
       if (body !== undefined) return jsonText(body);
       const params = [paging.page, paging.pageSize, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
-      const [row] = await query<ListRow & { version: number }>(sql, 'list-reports', params);
+      const [row] = await query<ListRow & { version: number }>(readSql(ctx), 'list-reports', params);
       const text = JSON.stringify(envelope(paging, row));
       kept.set(key, row.version, text);
       return jsonText(text);
@@ -44,7 +43,7 @@ export function reports(sql: Sql) {
       let body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
       if (body === undefined) {
         const params = [id, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
-        const [row] = await query<{ item: unknown; version: number }>(sql, 'get-report', params);
+        const [row] = await query<{ item: unknown; version: number }>(readSql(ctx), 'get-report', params);
         body = row.item === null ? '' : JSON.stringify(row.item);
         kept.set(key, row.version, body);
       }

@@ -50,22 +50,28 @@ export function databaseDescription(databaseUrl: string): string {
   return `postgresql://${url.host}${url.pathname}`;
 }
 
+/** Below the 3 s a charge waits in the process (quota.ts), so PostgreSQL ends a charge before its caller gives up. */
+export const SHARED_STATEMENT_TIMEOUT_MS = 2500;
+
+/** A postgres.js pool on a PostgreSQL server, with the service's session settings. */
+export function postgresPool(options: DatabaseOptions & { databaseUrl: string }): Database {
+  // JIT compiles a report query for longer than the query runs, at every size this service's queries have
+  // (BENCHMARKS.md), so it is off for the service's connections.
+  // extra_float_digits 1 (PostgreSQL's default, set here in case a role or database lowers it): doubles are sent
+  // in their shortest exact form, which the server parses back to the same value and exports rendered by
+  // PostgreSQL write as JavaScript would (migration 012).
+  const connection = {
+    jit: 'off',
+    extra_float_digits: '1',
+    ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}),
+    ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
+  };
+  const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10, connection: connection as Record<string, string> });
+  return { sql, description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) {
-    // JIT compiles a report query for longer than the query runs, at every size this service's queries have
-    // (BENCHMARKS.md), so it is off for the service's connections.
-    // extra_float_digits 1 (PostgreSQL's default, set here in case a role or database lowers it): doubles are sent
-    // in their shortest exact form, which the server parses back to the same value and exports rendered by
-    // PostgreSQL write as JavaScript would (migration 012).
-    const connection = {
-      jit: 'off',
-      extra_float_digits: '1',
-      ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}),
-      ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
-    };
-    const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10, connection: connection as Record<string, string> });
-    return { sql, description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
-  }
+  if (options.databaseUrl) return postgresPool({ ...options, databaseUrl: options.databaseUrl });
   if (options.dataDir) {
     const claim = await claimDataDir(options.dataDir);
     if ('shared' in claim) {

@@ -84,5 +84,8 @@ export type QueryName =
   | 'set-plan'
   | 'set-subscription-lock'
   | 'stage-import-rows'
+  | 'standby-caught-up'
+  | 'standby-position'
   | 'terminate-backend'
-  | 'upsert-fx-rates';
+  | 'upsert-fx-rates'
+  | 'wal-flushed';

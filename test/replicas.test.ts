@@ -1,0 +1,124 @@
+// Reads on a real hot standby (DATABASE_REPLICA_URLS), made here with initdb and pg_basebackup: data, lists and
+// definitions are served by the standby; a change on the primary is never answered from a standby that has not
+// replayed it (replay paused: the primary answers, ETag and Last-Modified with it); a standby stopped, or further
+// behind than REPLICA_MAX_LAG_MS, is skipped until it is back; tokens and revocation stay on the primary.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import postgres from 'postgres';
+import { createApp, type App, type LogLine } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { runCommand } from '../src/cli/run.ts';
+import { postgresBin, startCluster, type Cluster } from '../scripts/postgresServers.ts';
+import { skipped } from './support/skip.ts';
+import { replicaReads } from '../src/store/replicas.ts';
+import type { ExclusivePool } from '../src/store/exclusive.ts';
+
+const it = suite('replicas');
+const BASE = 'http://readout.test';
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+it('reads go to the standby, never behind the primary; a paused, lagging or stopped standby is skipped until it is back', async () => {
+  if (skipped(!postgresBin(), 'replicas', 'a real standby', "needs PostgreSQL's server binaries (Debian's postgresql package) to make a primary and a standby")) return;
+  let cluster: Cluster | undefined;
+  let app: App | undefined;
+  const primarySql = () => postgres(cluster!.primary.url(), { max: 2, onnotice: () => {} });
+  let sql: postgres.Sql | undefined;
+  try {
+    cluster = await startCluster(1);
+    const [primary, standby] = [cluster.primary, cluster.standbys[0]];
+    sql = primarySql();
+    await migrate(sql);
+    const seeded = await runCommand(['demo', '--json'], { sql, now: Date.now(), progress: () => {} });
+    const demo = JSON.parse(seeded.stdout);
+    const logs: LogLine[] = [];
+    const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: primary.url(), DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: '1000' });
+    app = createApp({ sql, config, log: (line) => logs.push(line) });
+    const call = (path: string, init?: RequestInit) => app!(new Request(BASE + path, init));
+    const token = (await (await call('/api/connect/token', { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }) })).json()).access_token;
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    const servedBy = () => logs.at(-1)!.standby ?? 'primary';
+    const accounts = `/v1/organizations/${demo.organizationId}/ad-accounts`;
+    const data = `/v1/reports/${demo.reportIds[0]}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`;
+
+    // Once the standby has replayed the seed and been watched, reads go to it.
+    await until('the standby to be used', async () => ((await call(accounts, auth)).status === 200 && servedBy() !== 'primary'));
+    assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`);
+    const answer = await call(data, auth);
+    assert.is(answer.status, 200);
+    assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`, 'report data from the standby');
+    await answer.arrayBuffer();
+    assert.is((await call(`/v1/reports/${demo.reportIds[0]}`, auth)).status, 200);
+    assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`, 'a definition from the standby');
+    assert.is((await call('/v1/me', auth)).status, 200);
+    assert.is(servedBy(), 'primary', '/v1/me reads the primary');
+
+    // Replay paused: a change on the primary is answered at once, by the primary, with the ETag of what it serves.
+    standby.psql('select pg_wal_replay_pause()');
+    const [account] = await sql`update ad_accounts set name = 'Renamed on the primary', last_fetched_at = now() where organization_id = ${demo.organizationId}
+      and platform = 'google-ads' returning id, last_fetched_at`;
+    const renamed = await (await call(accounts, auth)).json();
+    assert.is(servedBy(), 'primary', 'the standby has not replayed the change');
+    assert.ok(renamed.data.some((a: { name: string }) => a.name === 'Renamed on the primary'));
+    const fresh = await call(data, auth);
+    assert.is(servedBy(), 'primary');
+    const body = await fresh.json();
+    assert.is(body.dataFreshness, new Date(account.last_fetched_at).toISOString(), 'the freshness of the rows served');
+    assert.is(fresh.headers.get('last-modified'), new Date(account.last_fetched_at).toUTCString());
+    const etag = fresh.headers.get('etag')!;
+
+    // Still paused, and further behind than REPLICA_MAX_LAG_MS as the primary writes on: marked unusable, so not even
+    // asked, until replay resumes.
+    const watched = replicaReads({ name: 'primary', sql, heavy: {} as ExclusivePool }, {
+      urls: [standby.url()],
+      maxLagMs: 1000,
+      watchMs: 100,
+      open: (url) => postgres(url, { max: 1, onnotice: () => {} }),
+      heavy: () => ({ close: async () => {} }) as ExclusivePool,
+    });
+    try {
+      await until('the paused standby to count as lagging', async () => {
+        await sql!`select pg_switch_wal()`;
+        const [state] = watched.states();
+        return !state.usable && (state.lagMs === null || state.lagMs > 1000);
+      });
+      await call(accounts, auth);
+      assert.is(servedBy(), 'primary');
+      standby.psql('select pg_wal_replay_resume()');
+      await until('the standby to catch up', () => watched.states()[0].usable);
+    } finally {
+      await watched.close();
+    }
+    // Replay resumed: back to the standby, with the same answer and the same ETag.
+    await until('the standby to be used again', async () => ((await call(data, auth)).status === 200 && servedBy() !== 'primary'));
+    const again = await call(data, { headers: { ...auth.headers, 'if-none-match': etag } });
+    assert.is(again.status, 304, 'the standby names the same data');
+
+    // Stopped: the primary answers every read; started again, the standby is used again.
+    standby.stop();
+    for (let i = 0; i < 5; i++) {
+      const res = await call(accounts, auth);
+      assert.is(res.status, 200);
+      await res.arrayBuffer();
+    }
+    await until('reads to leave the stopped standby', async () => ((await call(accounts, auth)).status === 200 && servedBy() === 'primary'));
+    const down = await call(data, auth);
+    assert.is(down.status, 200);
+    await down.arrayBuffer();
+    standby.start();
+    await until('the standby to be used after its restart', async () => ((await call(accounts, auth)).status === 200 && servedBy() !== 'primary'), 30_000);
+  } finally {
+    await app?.close();
+    await sql?.end({ timeout: 1 });
+    cluster?.remove();
+  }
+});
+
+it.run();
