@@ -54,8 +54,6 @@ export type AppDeps = {
   heavy?: ExclusivePool;
   /** Counts for Prometheus (METRICS_PORT), when it is set. */
   metrics?: AppMetrics;
-  /** Where reads run; by default the standbys of config.replicaUrls, or the primary alone. */
-  reads?: (primary: ReadSource) => Reads;
 };
 
 export type App = ((request: IncomingRequest) => Promise<Response>) & {
@@ -99,7 +97,7 @@ export function createApp(deps: AppDeps): App {
     exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000);
   const lane = heavyLane(exclusive, config.heavyPerClient);
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
-  const reads = deps.reads?.(primary) ?? standbyReads(primary, config);
+  const reads = standbyReads(primary, config);
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
   // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.

@@ -45,7 +45,7 @@ const CATCH_UP_MS = 20;
 /** A check of a standby or of the primary that takes longer than this counts as failed. */
 const CHECK_TIMEOUT_MS = 1000;
 
-type Standby = ReadSource & { state: ReplicaState; replayed: bigint | null };
+type Standby = ReadSource & { state: ReplicaState };
 
 
 /** No standbys: every read on the primary, at no cost. */
@@ -59,7 +59,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   for (const url of options.urls) {
     const sql = options.open(url);
     const name = describe(url);
-    standbys.push({ name, sql, heavy: options.heavy(sql), replayed: null, state: { name, usable: false, lagMs: null, error: 'not checked yet' } });
+    standbys.push({ name, sql, heavy: options.heavy(sql), state: { name, usable: false, lagMs: null, error: 'not checked yet' } });
   }
   // The primary's flushed WAL as the watch saw it, oldest first: a standby that has replayed up to the position seen
   // at time t is no further behind than now - t.
@@ -81,12 +81,11 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
     try {
       const [row] = await withTimeout(query<{ standby: boolean; replayed: string | null }>(standby.sql, 'standby-position'), CHECK_TIMEOUT_MS);
       if (!row.standby || row.replayed === null) throw new Error('not a standby (not in recovery)');
-      standby.replayed = lsnValue(row.replayed);
-      const caughtUpTo = seen.findLast((s) => s.lsn <= standby.replayed!);
+      const replayed = lsnValue(row.replayed);
+      const caughtUpTo = seen.findLast((s) => s.lsn <= replayed);
       const lagMs = caughtUpTo ? Math.max(0, clock() - caughtUpTo.at) : null;
       standby.state = { name: standby.name, lagMs, usable: lagMs !== null && lagMs <= options.maxLagMs };
     } catch (error) {
-      standby.replayed = null;
       standby.state = { name: standby.name, usable: false, lagMs: null, error: error instanceof Error ? error.message : String(error) };
     }
   }
