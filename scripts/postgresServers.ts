@@ -1,9 +1,10 @@
 // PostgreSQL servers made from scratch in temporary folders, on free loopback ports: a primary and streaming hot
 // standbys made with pg_basebackup, from the machine's PostgreSQL binaries (Debian's postgresql package). Used by
-// npm run cluster and by the tests that need a real standby. Run as root, the servers run as the postgres user.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+// npm run cluster and by the tests that need a real standby; and PgBouncer (Debian's pgbouncer package) in front of
+// one of them. Run as root, the servers run as the postgres user.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -125,3 +126,75 @@ export function writeServerFile(path: string, text: string): void {
     chownSync(path, uid, gid);
   }
 }
+
+/** Debian's PgBouncer, or undefined when it is not installed. */
+export function pgbouncerBin(): string | undefined {
+  return ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
+}
+
+export type Bouncer = { port: number; url: (database?: string) => string; stop(): Promise<void> };
+
+/**
+ * PgBouncer in transaction pooling mode in front of `target`, in a folder of `root`, on a free loopback port: every
+ * database name passes through; trust auth, as the test servers have. poolSize: server connections per database and
+ * user, small so that a client's transactions land on different backends.
+ */
+export async function startPgBouncer(root: string, target: { port: number }, poolSize = 4): Promise<Bouncer> {
+  const bin = pgbouncerBin();
+  if (!bin) throw new Error("no PgBouncer (install Debian's pgbouncer package)");
+  const port = await freePort();
+  const dir = join(root, `pgbouncer-${port}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=127.0.0.1 port=${target.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dir}`,
+      'auth_type = trust',
+      'admin_users = postgres',
+      `auth_file = ${join(dir, 'users.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${poolSize}`,
+      'max_client_conn = 500',
+      'server_check_delay = 0',
+      `logfile = ${join(dir, 'pgbouncer.log')}`,
+      '',
+    ].join('\n'),
+  );
+  if (asRoot) {
+    const { uid, gid } = owner();
+    for (const file of ['', 'users.txt', 'pgbouncer.ini']) chownSync(join(dir, file), uid, gid);
+  }
+  // PgBouncer refuses to run as root.
+  const child: ChildProcess = asRoot
+    ? spawn('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', bin, join(dir, 'pgbouncer.ini')], { stdio: 'ignore', cwd: '/' })
+    : spawn(bin, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const end = Date.now() + 10_000;
+  while (!(await reachable(port))) {
+    if (child.exitCode !== null || Date.now() > end) {
+      child.kill('SIGKILL');
+      throw new Error(`PgBouncer did not start: ${readFileSync(join(dir, 'pgbouncer.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return {
+    port,
+    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+const reachable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => (socket.end(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });

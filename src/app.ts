@@ -37,7 +37,7 @@ import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './billing/heavyLane.ts';
 import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
-import { postgresPool, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
+import { localSettings, postgresPool, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
 
 export type { LogLine };
@@ -90,11 +90,13 @@ export function createApp(deps: AppDeps): App {
       };
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
-  const meter = quota(sql, clock);
+  // The charges and refunds wait on a window's lock, bounded on the server (DECISIONS §4); behind a transaction
+  // pooler the bound is set in each one's own transaction.
+  const meter = quota(sql, clock, localSettings(sql, config.poolMode, sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS })));
   // pg_terminate_backend ends one of our own backends (same role): the way to stop a COPY blocked on its socket.
   const exclusive =
     deps.heavy ??
-    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000);
+    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000, config.poolMode);
   const lane = heavyLane(exclusive, config.heavyPerClient);
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
   const reads = standbyReads(primary, config);
@@ -313,7 +315,7 @@ function standbyReads(primary: ReadSource, config: Config): Reads {
   return replicaReads(primary, {
     urls: config.replicaUrls,
     maxLagMs: config.replicaMaxLagMs,
-    open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }).sql,
-    heavy: (sql) => exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), heavyTimeoutMs),
+    open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }).sql,
+    heavy: (sql) => exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), heavyTimeoutMs, config.poolMode),
   });
 }

@@ -60,15 +60,16 @@ try {
   throw error;
 }
 
-const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir }).catch((error) => {
+const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir, poolMode: config!.poolMode }).catch((error) => {
   const line = startupLine(error);
   if (line) fail(2, line);
   throw error;
 });
 let code = 1;
 try {
-  // Migrations take a session's advisory lock: on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
-  const direct = config!.migrationDatabaseUrl !== config!.databaseUrl ? await openDatabase({ databaseUrl: config!.migrationDatabaseUrl, max: 1 }) : undefined;
+  // Migrations take their lock on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
+  const direct =
+    config!.migrationDatabaseUrl !== config!.databaseUrl ? await openDatabase({ databaseUrl: config!.migrationDatabaseUrl, max: 1, poolMode: config!.migrationPoolMode }) : undefined;
   try {
     await migrate((direct ?? database).sql);
   } finally {

@@ -20,6 +20,7 @@ const EnvSchema = v.object({
   DATABASE_REPLICA_URLS: v.optional(postgresUrls),
   REPLICA_MAX_LAG_MS: v.optional(positive('milliseconds'), '1000'),
   MIGRATION_DATABASE_URL: v.optional(postgresUrl),
+  DATABASE_POOL_MODE: v.optional(v.picklist(['session', 'transaction'], 'must be session or transaction'), 'session'),
   DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data'),
   BASE_URL: v.optional(httpUrl),
   PROBLEMS_URL: v.optional(httpUrl),
@@ -43,6 +44,13 @@ export type Config = {
   replicaMaxLagMs: number;
   /** Where migrations run and take their lock: a direct connection to the primary, not a pooler. */
   migrationDatabaseUrl: string | undefined;
+  /**
+   * transaction: DATABASE_URL (and the standbys') is a pooler in transaction pooling mode, PgBouncer's pool_mode =
+   * transaction, so no session state is kept between transactions (database.ts). MIGRATION_DATABASE_URL, when set,
+   * is a direct connection and keeps its session.
+   */
+  poolMode: PoolMode;
+  migrationPoolMode: PoolMode;
   dataDir: string;
   baseUrl: string;
   problemsUrl: string;
@@ -59,6 +67,8 @@ export type Config = {
   /** PEM files: with both set the server speaks HTTPS only. */
   tls: { certFile: string; keyFile: string } | undefined;
 };
+
+export type PoolMode = 'session' | 'transaction';
 
 export class ConfigError extends Error {}
 
@@ -83,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError('invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)');
   }
   if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL) throw new ConfigError('invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL');
+  if (env.DATABASE_POOL_MODE && !e.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)');
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
   const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
   return {
@@ -92,6 +103,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     replicaUrls: e.DATABASE_REPLICA_URLS ?? [],
     replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
     migrationDatabaseUrl: e.MIGRATION_DATABASE_URL ?? e.DATABASE_URL,
+    poolMode: e.DATABASE_POOL_MODE,
+    migrationPoolMode: e.MIGRATION_DATABASE_URL ? 'session' : e.DATABASE_POOL_MODE,
     dataDir: e.DATA_DIR,
     baseUrl,
     problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),

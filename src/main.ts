@@ -79,15 +79,20 @@ async function prepareStore(sql: Sql) {
 }
 let demo: Demo | undefined;
 if (config.databaseUrl) {
-  const setup = await openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1 });
+  const setup = await openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1, poolMode: config.migrationPoolMode });
   try {
     demo = await step(() => prepareStore(setup.sql), (error) => databaseProblem(error, config.migrationDatabaseUrl!));
   } finally {
     await setup.close();
   }
 }
-const database = await step(() => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }));
+const database = await step(() =>
+  openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }),
+);
 if (!config.databaseUrl) demo = await step(() => prepareStore(database.sql));
+// Migrations may have run elsewhere (MIGRATION_DATABASE_URL): DATABASE_URL is tried before the port opens, so a
+// pooler that refuses its settings is one line at start rather than a 503 on every request.
+else if (config.migrationDatabaseUrl !== config.databaseUrl) await step(() => database.sql`select 1`, (error) => databaseProblem(error, config.databaseUrl!));
 const { serve } = await runtimeAdapter();
 // The app is built once the port is bound, so PORT=0 still gives a true default BASE_URL.
 let app: App | undefined;

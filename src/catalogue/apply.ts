@@ -1,6 +1,6 @@
 // `readout apply` (DECISIONS §12): in one transaction, with the organization locked against a concurrent apply, the
 // file is checked against what the organization holds, and the difference written, or only shown (dry run).
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { readConfig, type Problem } from './document.ts';
 import { plan, type Change, type Plan } from './plan.ts';
@@ -19,7 +19,7 @@ export async function applyCatalogue(sql: Sql, org: string, source: string, opti
   const file = readConfig(source);
   if (!file.ok) return file;
   try {
-    return await sql.begin(async (tx) => {
+    return await transaction(sql, async (tx) => {
       await query(tx, 'catalogue-lock', [org]);
       const stored = await readStored(tx, org);
       const planned = plan(file, stored, options.prune);

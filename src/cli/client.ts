@@ -1,5 +1,5 @@
 // `client create|list|revoke` and `client secret add|revoke`: API credentials; a secret is shown once, stored hashed.
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { isScope, SCOPES } from '../auth/scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
@@ -47,7 +47,7 @@ export async function clientCreate(sql: Sql, { flags }: Parsed) {
   const adAccounts = await allowListFlag(sql, 'ad-accounts', f['ad-accounts'], org, 'ad_accounts');
   const clientId = newClientId();
   const clientSecret = newClientSecret();
-  const secretId = await sql.begin(async (tx) => {
+  const secretId = await transaction(sql, async (tx) => {
     await query(tx, 'create-client', [clientId, org, name, scopes, reports.all, reports.ids, adAccounts.all, adAccounts.ids]);
     const [secret] = await query<{ id: string }>(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
     return secret.id;

@@ -1,5 +1,5 @@
 // `import`, `generate` and `account connection`: loading platform data (DECISIONS §10).
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
@@ -157,7 +157,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
   const org = uuidFlag('org', f.org);
   await requireOrganization(sql, org);
   const tick = progressMeter(deps.progress);
-  const imported = await sql.begin(async (tx) => {
+  const imported = await transaction(sql, async (tx) => {
     await query(tx, 'create-import-staging');
     const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
     let withStatus = false;

@@ -1,5 +1,5 @@
 // `demo`: a deterministic demo organization (and a second one beside it) with 430 days of data, and its client.
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { CREATIVE_FORMATS } from '../dataModel.ts';
@@ -144,7 +144,7 @@ async function removeDemo(sql: Sql) {
 
 export async function demo(sql: Sql, { flags }: Parsed, now: number) {
   if (readFlags(flags, [], ['remove']).remove !== undefined) return removeDemo(sql);
-  const out = await sql.begin(async (tx) => {
+  const out = await transaction(sql, async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
     const [existing] = await query<{ id: string }>(tx, 'find-demo-client', [org]);

@@ -1,5 +1,5 @@
 // `fx import` and `fx list`: the exchange rates every organization's money is converted with (DECISIONS §11).
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { parseRates, RatesError } from './rates.ts';
 import { query } from '../store/queries.ts';
 import { readFileFlag, readFlags, UsageError, type Parsed } from './args.ts';
@@ -34,7 +34,7 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: str
     throw error;
   }
   if (rates.length === 0) throw new UsageError('--file: holds no rate');
-  const written = await sql.begin(async (tx) => {
+  const written = await transaction(sql, async (tx) => {
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {
       const batch = rates.slice(at, at + BATCH);

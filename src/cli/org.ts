@@ -1,5 +1,5 @@
 // `org create`, `plan set`, `subscription lock|unlock`: organizations and their one subscription.
-import type { Sql } from '../store/database.ts';
+import { transaction, type Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { result } from './output.ts';
@@ -25,7 +25,7 @@ export async function orgCreate(sql: Sql, { flags }: Parsed) {
   if (!CURRENCY.test(currency)) throw new UsageError(`--currency must be a three-letter code, got "${f.currency}"`);
   // Business is the smallest plan with API access: a new organization works out of the box.
   const plan = await planCode(sql, f.plan ?? 'business');
-  const organizationId = await sql.begin(async (tx) => {
+  const organizationId = await transaction(sql, async (tx) => {
     const [org] = await query<{ id: string }>(tx, 'create-organization', [name, currency]);
     await query(tx, 'create-subscription', [org.id, plan]);
     return org.id;

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { connect } from 'node:net';
 import { keepExchangesWhole } from './embeddedQueue.ts';
 import { bundled } from '../serve/bundled.ts';
+import type { PoolMode } from '../config.ts';
 
 export type Sql = postgres.Sql;
 
@@ -38,6 +39,12 @@ export type DatabaseOptions = {
    * PostgreSQL itself, so the 503 its caller got is never charged later (DECISIONS §4).
    */
   statementTimeoutMs?: number;
+  /**
+   * PostgreSQL only. transaction: the URL is a pooler in transaction pooling mode (PgBouncer), which hands each
+   * transaction whatever server connection is free and refuses settings at startup: no named prepared statements and
+   * no startup settings; what needs a setting sets it LOCAL in a transaction of its own (localSettings).
+   */
+  poolMode?: PoolMode;
 };
 
 // postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
@@ -53,20 +60,72 @@ export function databaseDescription(databaseUrl: string): string {
 /** Below the 3 s a charge waits in the process (quota.ts), so PostgreSQL ends a charge before its caller gives up. */
 export const SHARED_STATEMENT_TIMEOUT_MS = 2500;
 
-/** A postgres.js pool on a PostgreSQL server, with the service's session settings. */
-export function postgresPool(options: DatabaseOptions & { databaseUrl: string }): Database {
-  // JIT compiles a report query for longer than the query runs, at every size this service's queries have
-  // (BENCHMARKS.md), so it is off for the service's connections.
-  // extra_float_digits 1 (PostgreSQL's default, set here in case a role or database lowers it): doubles are sent
-  // in their shortest exact form, which the server parses back to the same value and exports rendered by
-  // PostgreSQL write as JavaScript would (migration 012).
-  const connection = {
+/**
+ * The session settings of the service's connections. JIT compiles a report query for longer than the query runs, at
+ * every size this service's queries have (BENCHMARKS.md), so it is off. extra_float_digits 1 (PostgreSQL's default,
+ * set in case a role or database lowers it): doubles are sent in their shortest exact form, which the server parses
+ * back to the same value and exports rendered by PostgreSQL write as JavaScript would (migration 012).
+ */
+export function sessionSettings(options: { asyncCommit?: boolean; statementTimeoutMs?: number }): Record<string, string> {
+  return {
     jit: 'off',
     extra_float_digits: '1',
     ...(options.asyncCommit ? { synchronous_commit: 'off' } : {}),
     ...(options.statementTimeoutMs ? { statement_timeout: String(options.statementTimeoutMs) } : {}),
   };
-  const sql = postgres(options.databaseUrl, { ...silent, max: options.max ?? 10, connection: connection as Record<string, string> });
+}
+
+/** One statement setting them all for the current transaction only (SET LOCAL), for a transaction pooler. */
+export function setLocal(settings: Record<string, string>): string {
+  const each = Object.entries(settings).map(([name, value]) => `set_config('${name}', '${value.replace(/'/g, "''")}', true)`);
+  return `select ${each.join(', ')}`;
+}
+
+/**
+ * Runs work with `settings` in force. On a session of its own they are already set (postgresPool); behind a
+ * transaction pooler, work runs in a transaction that sets them LOCAL first, pipelined with it.
+ */
+export type WithSettings = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;
+
+export function localSettings(sql: Sql, poolMode: PoolMode, settings: Record<string, string>): WithSettings {
+  if (poolMode === 'session') return (work) => work(sql);
+  const begin = `begin; ${setLocal(settings)}`;
+  return (work) => transaction(sql, work, begin);
+}
+
+/**
+ * sql.begin, on a reserved connection. postgres.js's own begin fails when pipelining is off (porsager/postgres#1210),
+ * and behind a transaction pooler it must be (postgresPool). begin: the statements that open the transaction.
+ */
+export async function transaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, begin = 'begin'): Promise<T> {
+  const tx = await sql.reserve();
+  try {
+    await tx.unsafe(begin).simple();
+    const result = await work(tx);
+    await tx.unsafe('commit').simple();
+    return result;
+  } catch (error) {
+    // Only a connection that is gone fails to roll back, and postgres.js opens a new one in its place.
+    await tx.unsafe('rollback').simple().catch(() => {});
+    throw error;
+  } finally {
+    tx.release();
+  }
+}
+
+/** A postgres.js pool on a PostgreSQL server, with the service's session settings. */
+export function postgresPool(options: DatabaseOptions & { databaseUrl: string }): Database {
+  const pooled = options.poolMode === 'transaction';
+  const sql = postgres(options.databaseUrl, {
+    ...silent,
+    max: options.max ?? 10,
+    // PgBouncer refuses any startup setting it does not know ("unsupported startup parameter"), and a named prepared
+    // statement lives on one server connection, which the next transaction may not get. Nor is a statement sent
+    // behind another still under way: postgres.js asks for a parameterized statement's types before it binds it
+    // (Parse, Describe, Flush: no Sync), and PgBouncer hands the server on at the first one's ReadyForQuery, so the
+    // second's answer never came (seen here with PgBouncer 1.18; MagicStack/asyncpg#1065 describes the same).
+    ...(pooled ? { prepare: false, max_pipeline: 0 } : { connection: sessionSettings(options) }),
+  });
   return { sql, description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
 }
 

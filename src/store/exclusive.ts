@@ -6,9 +6,16 @@
 // serves one request at a time and goes back only when that request read its answer to the end (ReadyForQuery seen);
 // one given up on (client gone, HEAD, deadline, error) has its backend terminated and its socket destroyed, never
 // reused.
+//
+// Behind a transaction pooler (DATABASE_POOL_MODE=transaction) the backend is PgBouncer's to give to anyone between
+// transactions: each exchange is a transaction of its own, which sets the connection's settings LOCAL and learns its
+// backend, and a backend is ended only while that transaction is open, so never one already serving someone else.
+// A transaction is held only while its statement runs: one held for a whole request would keep a server connection
+// from the shared pool's queries that the request waits on, and with PgBouncer's pool full, no request would finish.
 import { connect, type Socket } from 'node:net';
 import postgres from 'postgres';
-import type { Sql } from './database.ts';
+import { sessionSettings, setLocal, type Sql } from './database.ts';
+import type { PoolMode } from '../config.ts';
 import { query } from './queries.ts';
 
 /** What it takes to open one more connection like those of a pool. */
@@ -33,11 +40,15 @@ export class Lent {
   private dead = false;
   /** Set only by finished(): a connection handed out counts as mid-exchange until its holder says otherwise. */
   private idle = false;
+  /** Behind a transaction pooler: this exchange's transaction is open. */
+  private open = false;
 
+  /** transaction: behind a transaction pooler, the statements that open each exchange's transaction (begin, settings, pid). */
   constructor(
     readonly sql: Sql,
     private readonly socket: () => Socket | undefined,
     private readonly terminate: Terminate,
+    private readonly transaction?: string,
   ) {}
 
   /** Whether the connection has been given up (destroyed, or its socket closed under us). */
@@ -50,13 +61,36 @@ export class Lent {
     return this.idle && !this.dead;
   }
 
-  /** An exchange starts: until finished() the connection is mid-protocol. */
+  /**
+   * An exchange starts: until finished() the connection is mid-protocol. Behind a transaction pooler its transaction
+   * opens first: postgres.js sends statements in the order they are made, so it goes before the exchange's own.
+   */
   busy(): void {
     this.idle = false;
+    if (!this.transaction || this.open) return;
+    this.open = true;
+    void this.sql
+      .unsafe(this.transaction)
+      .simple()
+      .then(
+        (results) => {
+          if (this.open) this.pid = (results as unknown as { pid: number }[][]).at(-1)![0].pid;
+        },
+        () => {},
+      );
   }
 
-  /** The exchange was read to its end (ReadyForQuery seen): the connection is idle. */
+  /**
+   * The exchange was read to its end (ReadyForQuery seen): the connection is idle. Behind a transaction pooler its
+   * transaction ends, and from then its backend may serve others, so it is never ended from here.
+   */
   finished(): void {
+    if (this.open) {
+      this.open = false;
+      this.pid = undefined;
+      // Sent before whatever the next holder sends; one that fails leaves the connection in an unknown state.
+      this.sql.unsafe('commit').catch(() => this.abandon());
+    }
     this.idle = true;
   }
 
@@ -119,7 +153,16 @@ export function connectionOptionsOf(sql: Sql): ConnectionOptions {
  * statementTimeoutMs: a server-side bound on each heavy statement (the request deadline and a margin), so a query
  * outlives its request by no more than that even if this process is gone; it replaces the shared pool's shorter one.
  */
-export function exclusivePool(connectionOptions: () => ConnectionOptions, size: number, terminate: Terminate, statementTimeoutMs: number): ExclusivePool {
+export function exclusivePool(
+  connectionOptions: () => ConnectionOptions,
+  size: number,
+  terminate: Terminate,
+  statementTimeoutMs: number,
+  poolMode: PoolMode = 'session',
+): ExclusivePool {
+  const pooled = poolMode === 'transaction';
+  const settings = sessionSettings({ statementTimeoutMs });
+  const beginStatement = `begin; ${setLocal(settings)}; select pg_backend_pid() as pid`;
   const idle: Lent[] = [];
   const waiting: { resolve(lent: Lent): void; reject(error: unknown): void }[] = [];
   let lent = 0;
@@ -138,7 +181,8 @@ export function exclusivePool(connectionOptions: () => ConnectionOptions, size: 
       pass: options.pass as string | undefined,
       database: options.database,
       ssl: options.ssl as boolean | undefined,
-      connection: { ...(options.connection as Record<string, string>), statement_timeout: String(statementTimeoutMs) },
+      // Behind a transaction pooler: no named statements, and nothing sent behind a statement still under way (postgresPool).
+      ...(pooled ? { prepare: false, max_pipeline: 0 } : { connection: { ...(options.connection as Record<string, string>), ...settings } }),
       // Our own socket, so that a connection given up on can be destroyed at once rather than ended politely.
       socket: () => {
         socket = options.path ? connect(options.path) : connect({ host: options.host[0], port: options.port[0] });
@@ -147,7 +191,7 @@ export function exclusivePool(connectionOptions: () => ConnectionOptions, size: 
         return socket;
       },
     } as unknown as postgres.Options<{}>);
-    holder = new Lent(sql, () => socket, terminate);
+    holder = new Lent(sql, () => socket, terminate, pooled ? beginStatement : undefined);
     return holder;
   }
 
@@ -160,7 +204,7 @@ export function exclusivePool(connectionOptions: () => ConnectionOptions, size: 
   /** A connection that knows its backend; one that cannot even say so is given back broken. */
   async function ready(connection: Lent): Promise<Lent> {
     try {
-      await connection.identify();
+      if (!pooled) await connection.identify();
       return connection;
     } catch (error) {
       pool.giveBack(connection, false);

@@ -1,12 +1,12 @@
 // Applies sql/migrations in order, each exactly once, even when several processes start together.
-import type { Sql } from './database.ts';
+import { transaction, type Sql } from './database.ts';
 import { migrationFiles, type SqlFile } from './sqlFiles.ts';
 
 const MIGRATION_LOCK = 727_001; // pg_advisory_xact_lock key shared by every readout process
 
 /** Returns the names of the migrations this call applied. */
 export async function migrate(sql: Sql, files: SqlFile[] = migrationFiles()): Promise<string[]> {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     // The lock is taken before the table is looked at, so a second process waits and then finds it all done.
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`;

@@ -1,5 +1,5 @@
 // Group commit for quota charges: one call to the store under way per subscription, the rest batched behind it.
-import type { Sql } from '../../store/database.ts';
+import type { WithSettings } from '../../store/database.ts';
 import { query } from '../../store/queries.ts';
 import { withTimeout } from '../../store/timeout.ts';
 import type { Leases, Standing } from './leases.ts';
@@ -22,7 +22,7 @@ const MAX_BATCH = 500;
  * (charge_quota_leasing, migrations 009 and 011), which applies each in order with its own outcome. A quiet
  * subscription's charge goes at once; a busy one's share a round trip and a commit, and take a lease.
  */
-export function chargeBatches(sql: Sql, leases: Leases) {
+export function chargeBatches(withSettings: WithSettings, leases: Leases) {
   const queues = new Map<string, Waiting[]>();
   const draining = new Set<Promise<void>>();
 
@@ -43,13 +43,15 @@ export function chargeBatches(sql: Sql, leases: Leases) {
       try {
         // A call the store never answers must not hold the subscription's later charges behind it.
         const rows = await withTimeout(
-          query<Standing>(sql, 'charge-quota-batch', [
-            organizationId,
-            new Date(window),
-            batch.map((w) => w.clientId),
-            batch.map((w) => w.cost),
-            leaseAsks(organizationId, window, batch),
-          ]),
+          withSettings((sql) =>
+            query<Standing>(sql, 'charge-quota-batch', [
+              organizationId,
+              new Date(window),
+              batch.map((w) => w.clientId),
+              batch.map((w) => w.cost),
+              leaseAsks(organizationId, window, batch),
+            ]),
+          ),
           CHARGE_TIMEOUT_MS,
         );
         // Granted even to a charge that gave up waiting: the units are charged, so they must be spent or refunded.

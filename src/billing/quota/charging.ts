@@ -1,6 +1,6 @@
 // The hourly quota (DECISIONS §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
-import type { Sql } from '../../store/database.ts';
+import type { WithSettings, Sql } from '../../store/database.ts';
 import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from '../../http/problem.ts';
 import { query } from '../../store/queries.ts';
 import { withTimeout } from '../../store/timeout.ts';
@@ -38,9 +38,13 @@ export type Quota = {
   close(): Promise<void>;
 };
 
-export function quota(sql: Sql, clock: () => number): Quota {
-  const leases = leaseBooks(sql);
-  const batches = chargeBatches(sql, leases);
+/**
+ * withSettings: runs the charges and refunds, which wait on a window's lock, with the shared pool's statement timeout in
+ * force (localSettings; behind a transaction pooler it is set for each).
+ */
+export function quota(sql: Sql, clock: () => number, withSettings: WithSettings = (work) => work(sql)): Quota {
+  const leases = leaseBooks(withSettings);
+  const batches = chargeBatches(withSettings, leases);
   const chargeInBatch = batches.charge;
   const renewing = new Set<string>();
   /** A lease running low asks for more with a charge of nothing, one at a time per client; what it gets adds up. */
@@ -114,12 +118,9 @@ export function quota(sql: Sql, clock: () => number): Quota {
         return;
       }
       try {
-        const [row] = await query<{ budget: number; used: number }>(sql, 'refund-quota', [
-          organizationId,
-          clientId,
-          new Date(charge.window),
-          charge.cost,
-        ]);
+        const [row] = await withSettings((sql) =>
+          query<{ budget: number; used: number }>(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
+        );
         ctx.log.cost = 0;
         if (row) setStandingHeaders(ctx.headers, row.budget, leases.used(organizationId, charge.window, row.used), clock());
       } catch {

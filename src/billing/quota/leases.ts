@@ -1,5 +1,5 @@
 // Quota leases (migration 011): units a busy client takes ahead, spent in this process without a round trip.
-import type { Sql } from '../../store/database.ts';
+import type { WithSettings } from '../../store/database.ts';
 import { query } from '../../store/queries.ts';
 
 /** used: what the window has spent, as far as this process knows: the store's count less its unspent leases. */
@@ -30,7 +30,7 @@ type Book = { budget: number; spent: number; leases: Map<string, Lease> };
  * like any others, so the window never passes the budget; what is unspent after LEASE_MS, or at shutdown, is
  * refunded. Meanwhile the store counts them as used: standings this process reports subtract its own unspent units.
  */
-export function leaseBooks(sql: Sql) {
+export function leaseBooks(withSettings: WithSettings) {
   const books = new Map<string, Book>();
   const bookKey = (organizationId: string, window: number) => `${organizationId} ${window}`;
 
@@ -50,7 +50,7 @@ export function leaseBooks(sql: Sql) {
     const units = lease.units;
     lease.units = 0;
     if (units === 0) return Promise.resolve();
-    return query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units]).then(() => {}, () => {});
+    return withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])).then(() => {}, () => {});
   }
 
   return {
