@@ -162,6 +162,8 @@ export async function startPgBouncer(root: string, target: { port: number }, poo
       `default_pool_size = ${poolSize}`,
       'max_client_conn = 500',
       'server_check_delay = 0',
+      // A server that refused a login is tried again after this many seconds (15 by default).
+      'server_login_retry = 1',
       `logfile = ${join(dir, 'pgbouncer.log')}`,
       '',
     ].join('\n'),
