@@ -1,7 +1,7 @@
-// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,exports]: builds the data set, starts the server, drives it with autocannon (and
+// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,exports,replicas]: builds the data set, starts the server, drives it with autocannon (and
 // downloads the exports with curl) from another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -12,6 +12,8 @@ import { migrate } from '../src/store/migrate.ts';
 import { inlinedQueryText, query } from '../src/store/queries.ts';
 import { EXPORT_SETTINGS } from '../src/report/export/copyStatement.ts';
 import { groupingFile } from '../src/report/rows.ts';
+import postgres from 'postgres';
+import { postgresBin, startCluster, type PostgresServer } from './postgresServers.ts';
 
 const flags = (() => {
   try {
@@ -39,7 +41,7 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-const runs = (part: 'http' | 'data' | 'exports') => only === '' || only.split(',').includes(part);
+const runs = (part: 'http' | 'data' | 'exports' | 'replicas') => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL) throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');
 const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim() || '1');
@@ -130,7 +132,7 @@ const errorNote = (...runs: Load[]) => (clean(...runs) ? '' : ' (from a run with
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 /** The run of median throughput, with its own latencies. */
-const medianRun = (all: Load[]) => [...all].sort((a, b) => a.rps - b.rps)[Math.floor((all.length - 1) / 2)];
+const medianRun = <T extends Load>(all: T[]) => [...all].sort((a, b) => a.rps - b.rps)[Math.floor((all.length - 1) / 2)];
 
 /** The same work as a closure, at a concurrency, for a while: the SQL floors. */
 async function loop(concurrency: number, seconds: number, work: () => Promise<unknown>) {
@@ -290,22 +292,124 @@ async function tokenFor(base: string, client: { clientId: string; clientSecret: 
   return (await res.json()).access_token as string;
 }
 
+// --- replicas ----------------------------------------------------------------------------------------------------
+
+/** CPU seconds used so far by a PostgreSQL server: its postmaster and every process it started (/proc, 100 ticks a second). */
+function serverCpu(server: PostgresServer): number {
+  const postmaster = Number(readFileSync(join(server.dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // After the command's closing parenthesis: state, ppid, ... utime (14th field) and stime (15th).
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(entry) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+/**
+ * The data workload (groupBy=campaign, c=4) against a primary alone and against the same primary with a streaming
+ * standby taking the reads (DATABASE_REPLICA_URLS), both servers made here with initdb and pg_basebackup, in
+ * interleaved rounds. Both servers share this machine's cores with each other and with the API process, so the
+ * throughput says little about a standby on its own machine; the figure that carries over is the database CPU each
+ * answer costs, and where it is spent.
+ */
+async function replicasPart(): Promise<{ rows: string[]; targets: [string, string, boolean][] }> {
+  const cluster = await startCluster(1);
+  const started: Proc[] = [];
+  const db = postgres(cluster.primary.url(), { max: 4, onnotice: () => {} });
+  try {
+    const [primary, standby] = [cluster.primary, cluster.standbys[0]];
+    await migrate(db);
+    const set = await dataSet(db, `Bench replicas ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days: 400 });
+    const [{ lsn }] = await db`select pg_current_wal_lsn()::text as lsn`;
+    for (let i = 0; standby.psql(`select pg_last_wal_replay_lsn() >= '${lsn}'::pg_lsn`) !== 't'; i++) {
+      if (i > 600) throw new Error('the standby did not catch up in 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const env = { PORT: '0', DEMO: 'off', HEAVY_PER_CLIENT: '10', DATABASE_URL: primary.url(), DATA_DIR: undefined };
+    const alone = await start(pin(0, serverCommand()), env);
+    started.push(alone);
+    const withStandby = await start(pin(0, serverCommand()), { ...env, DATABASE_REPLICA_URLS: standby.url() });
+    started.push(withStandby);
+    const [{ last }] = await db`select max(day)::text as last from facts where organization_id = ${set.org}`;
+    const from = new Date(Date.parse(last) - 399 * 86_400_000).toISOString().slice(0, 10);
+    const path = `/v1/reports/${set.report}/data?dateFrom=${from}&dateTo=${last}&groupBy=campaign`;
+    type Measured = Load & { primaryCpu: number; standbyCpu: number };
+    const measure = async (server: Proc): Promise<Measured> => {
+      const auth = { authorization: `Bearer ${await tokenFor(server.url, set.client)}` };
+      await fetch(server.url + path, { headers: auth }).then((res) => res.arrayBuffer());
+      const before = [serverCpu(primary), serverCpu(standby)];
+      const measured = await load(server.url + path, server.pid, 4, auth);
+      return { ...measured, primaryCpu: serverCpu(primary) - before[0], standbyCpu: serverCpu(standby) - before[1] };
+    };
+    const aloneRuns: Measured[] = [];
+    const standbyRuns: Measured[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      log(`replicas round ${round}/${rounds}: the primary alone, then primary + standby`);
+      aloneRuns.push(await measure(alone));
+      standbyRuns.push(await measure(withStandby));
+    }
+    const f = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+    const each = rounds > 1 ? `, median of ${rounds} rounds` : '';
+    const row = (name: string, runs: Measured[]) => {
+      const r = medianRun(runs);
+      const cpu = r.primaryCpu + r.standbyCpu;
+      const answers = r.rps * duration;
+      return {
+        line: `| ${name} (c=4${each}) | ${f(r.rps)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | |`,
+        perCore: answers / cpu,
+        where: `primary ${f(r.primaryCpu, 1)} s, standby ${f(r.standbyCpu, 1)} s of database CPU for ${f(answers)} answers`,
+        run: r,
+      };
+    };
+    const a = row('data groupBy=campaign, the primary alone', aloneRuns);
+    const b = row('data groupBy=campaign, primary + standby', standbyRuns);
+    return {
+      rows: [a.line, b.line],
+      targets: [
+        ['primary alone: answers per CPU-second of database work', `${f(a.perCore)} (${a.where})${errorNote(a.run)}`, clean(a.run)],
+        ['primary + standby: the standby does most of the database work', `${f(b.perCore)} answers per CPU-second (${b.where})${errorNote(b.run)}`, clean(b.run) && b.run.standbyCpu > b.run.primaryCpu],
+      ],
+    };
+  } finally {
+    for (const p of started) p.child.kill('SIGTERM');
+    await db.end({ timeout: 1 });
+    cluster.remove();
+  }
+}
+
 // --- run -------------------------------------------------------------------------------------------------------
 
 const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'readout-bench-')) : undefined;
 const logDir = mkdtempSync(join(tmpdir(), 'readout-bench-logs-'));
 log(`server output in ${logDir}`);
+const processes: Proc[] = [];
+/** The server's command exactly as `npm start` runs it (package.json), flags and all, without the shell's `exec`; BENCH_START="node ..." tries another. */
+const serverCommand = () => (process.env.BENCH_START ?? (JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string)).split(/\s+/).filter((word, i) => i > 0 || word !== 'exec');
+const machine = (database: string) => `Machine: ${cores} cores, ${database}, scale ${scale}, ${duration} s a scenario, server on core 0, load on core 1${only ? `; only ${only}` : ''}.`;
+const tableHead = ['| scenario | req/s | p50 ms | p99 ms | peak RSS MB |', '|---|---:|---:|---:|---:|'];
+const targetTable = (targets: [string, string, boolean][]) => ['', '| target | measured | |', '|---|---:|---|', ...targets.map(([name, measured, met]) => `| ${name} | ${measured} | ${met ? 'met' : 'missed'} |`)];
+/** The replicas part needs PostgreSQL's server binaries, which make the primary and the standby it measures. */
+const replicasSkipped = () => (runs('replicas') && !postgresBin() ? (log("replicas: skipped, needs PostgreSQL's server binaries (Debian's postgresql package)"), true) : false);
+if (only === 'replicas') {
+  if (replicasSkipped()) process.exit(0);
+  const part = await replicasPart();
+  console.log([machine('PostgreSQL primary and standby made here, sharing its cores'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
+  process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
+}
 // An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never filled.
 // Ten data answers at once from one client (the memory scenario) need a per-client limit above the default 4.
 const serverEnv = { PORT: '0', DEMO: 'off', HEAVY_PER_CLIENT: '10', ...(embedded ? { DATA_DIR: dataDir!, DATABASE_URL: undefined } : { DATABASE_URL: process.env.DATABASE_URL! }) };
-const processes: Proc[] = [];
 let sql: Sql;
 let closeDb = async () => {};
 
 try {
-  // The server runs exactly as `npm start` runs it (package.json), flags and all; BENCH_START="node ..." tries another.
-  const startScript = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start as string;
-  const server = await start(pin(0, (process.env.BENCH_START ?? startScript).split(/\s+/)), serverEnv);
+  const server = await start(pin(0, serverCommand()), serverEnv);
   processes.push(server);
   const db = await openDatabase(embedded ? { dataDir } : { databaseUrl: process.env.DATABASE_URL });
   sql = db.sql;
@@ -470,18 +574,21 @@ try {
       ['export peak RSS within 64 MB of idle', `${exportPeak >= idleRss ? '+' : ''}${f(exportPeak - idleRss)} MB`, exportPeak - idleRss <= 64],
     );
   }
+  if (runs('replicas') && !replicasSkipped()) {
+    const part = await replicasPart();
+    after.push(...part.rows);
+    targets.push(...part.targets);
+  }
   const errors = loads.reduce((n, r) => n + r.errors + r.unexpected, 0);
   if (loads.length > 0) targets.push(['no errors under load', `${errors} errors`, errors === 0]);
 
   // --- report --------------------------------------------------------------------------------------------------
   const out: string[] = [];
-  out.push(`Machine: ${cores} cores, ${embedded ? 'embedded PGlite' : 'PostgreSQL'}, scale ${scale}, ${duration} s a scenario, server on core 0, load on core 1${only ? `; only ${only}` : ''}.`, '');
-  out.push('| scenario | req/s | p50 ms | p99 ms | peak RSS MB |', '|---|---:|---:|---:|---:|');
+  out.push(machine(embedded ? 'embedded PGlite' : 'PostgreSQL'), '', ...tableHead);
   for (const [name, r] of rows) out.push(`| ${name} | ${f(r.rps)} | ${f(r.p50, 1)} | ${f(r.p99, 1)} | ${'peakRss' in r && r.peakRss ? f(r.peakRss) : ''} |`);
   out.push(...after);
   out.push(`| idle server | | | | ${f(idleRss)} |`);
-  out.push('', '| target | measured | |', '|---|---:|---|');
-  for (const [name, measured, met] of targets) out.push(`| ${name} | ${measured} | ${met ? 'met' : 'missed'} |`);
+  out.push(...targetTable(targets));
   console.log(out.join('\n'));
   process.exitCode = targets.every(([, , met]) => met) ? 0 : 1;
 } finally {
