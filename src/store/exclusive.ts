@@ -42,6 +42,8 @@ export class Lent {
   private idle = false;
   /** Behind a transaction pooler: this exchange's transaction is open. */
   private open = false;
+  /** Behind a transaction pooler: the connection has been made (identify). */
+  private connected = false;
 
   /** transaction: behind a transaction pooler, the statements that open each exchange's transaction (begin, settings, pid). */
   constructor(
@@ -99,8 +101,17 @@ export class Lent {
     this.socket()?.resume();
   }
 
-  /** Learns its backend, so that it can be ended from outside; once per connection. */
+  /**
+   * Learns its backend, so that it can be ended from outside; once per connection. Behind a transaction pooler each
+   * exchange learns its own, and this only waits for the connection to be made: postgres.js's first query on a new
+   * connection (fetch_types) fails unheard, an unhandled rejection, if the connection is destroyed under it.
+   */
   async identify(): Promise<void> {
+    if (this.transaction) {
+      if (!this.connected) await this.sql.unsafe('select 1').simple();
+      this.connected = true;
+      return;
+    }
     if (this.pid !== undefined) return;
     const [row] = await query<{ pid: number; embedded: boolean }>(this.sql, 'get-backend');
     this.pid = row.embedded ? null : row.pid;
@@ -204,7 +215,7 @@ export function exclusivePool(
   /** A connection that knows its backend; one that cannot even say so is given back broken. */
   async function ready(connection: Lent): Promise<Lent> {
     try {
-      if (!pooled) await connection.identify();
+      await connection.identify();
       return connection;
     } catch (error) {
       pool.giveBack(connection, false);
