@@ -132,7 +132,7 @@ export function pgbouncerBin(): string | undefined {
   return ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((path) => existsSync(path));
 }
 
-export type Bouncer = { port: number; url: (database?: string) => string; stop(): Promise<void> };
+export type Bouncer = { port: number; pid: number; url: (database?: string) => string; stop(): Promise<void> };
 
 /**
  * PgBouncer in transaction pooling mode in front of `target`, in a folder of `root`, on a free loopback port: every
@@ -187,6 +187,7 @@ export async function startPgBouncer(root: string, target: { port: number }, poo
   }
   return {
     port,
+    pid: child.pid!, // setpriv execs PgBouncer in its own process
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async stop() {
       if (child.exitCode === null) child.kill('SIGINT');
