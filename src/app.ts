@@ -165,7 +165,8 @@ export function createApp(deps: AppDeps): App {
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
   routeOf = routeNamer(router.routes);
-  counts?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }]);
+  counts?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }, ...reads.pools()]);
+  counts?.standbys(() => reads.states());
 
   function toProblem(error: unknown, ctx: Context): Response {
     // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (DECISIONS §13).

@@ -13,6 +13,7 @@ import { postgresBin, startCluster, type Cluster } from '../scripts/postgresServ
 import { skipped } from './support/skip.ts';
 import { replicaReads } from '../src/store/replicas.ts';
 import type { ExclusivePool } from '../src/store/exclusive.ts';
+import { createMetrics } from '../src/serve/metrics.ts';
 
 const it = suite('replicas');
 const BASE = 'http://readout.test';
@@ -40,7 +41,9 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
     const demo = JSON.parse(seeded.stdout);
     const logs: LogLine[] = [];
     const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: primary.url(), DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: '1000' });
-    app = createApp({ sql, config, log: (line) => logs.push(line) });
+    const metrics = createMetrics();
+    app = createApp({ sql, config, log: (line) => logs.push(line), metrics });
+    const scraped = () => metrics.registry.metrics();
     const call = (path: string, init?: RequestInit) => app!(new Request(BASE + path, init));
     const token = (await (await call('/api/connect/token', { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }) })).json()).access_token;
     const auth = { headers: { authorization: `Bearer ${token}` } };
@@ -51,6 +54,10 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
     // Once the standby has replayed the seed and been watched, reads go to it.
     await until('the standby to be used', async () => ((await call(accounts, auth)).status === 200 && servedBy() !== 'primary'));
     assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`);
+    const named = `127.0.0.1:${standby.port}/postgres`;
+    assert.match(await scraped(), `readout_standby_usable{standby="${named}"} 1`);
+    assert.match(await scraped(), new RegExp(`readout_standby_lag_seconds\\{standby="${named}"\\} [0-9.e-]+`));
+    assert.match(await scraped(), `readout_db_pool_size{pool="heavy ${named}"} 10`);
     const answer = await call(data, auth);
     assert.is(answer.status, 200);
     assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`, 'report data from the standby');
@@ -109,6 +116,7 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       await res.arrayBuffer();
     }
     await until('reads to leave the stopped standby', async () => ((await call(accounts, auth)).status === 200 && servedBy() === 'primary'));
+    assert.match(await scraped(), `readout_standby_usable{standby="${named}"} 0`);
     const down = await call(data, auth);
     assert.is(down.status, 200);
     await down.arrayBuffer();

@@ -10,6 +10,8 @@ export type AppMetrics = {
   rows(route: string, count: number): void;
   /** Reads the pools' state at each scrape. */
   pools(read: () => { pool: string; inUse: number; waiting: number; size: number }[]): void;
+  /** Reads the standbys' state at each scrape (DATABASE_REPLICA_URLS). */
+  standbys(read: () => { name: string; usable: boolean; lagMs: number | null }[]): void;
 };
 
 /** The registry and what feeds it. */
@@ -40,6 +42,26 @@ export function createMetrics(): AppMetrics & { registry: Registry } {
   gauge('readout_db_pool_connections_in_use', 'Database connections lent out, by pool.', 'inUse');
   gauge('readout_db_pool_waiting', 'Requests waiting for a database connection, by pool.', 'waiting');
   gauge('readout_db_pool_size', 'The most connections a pool opens.', 'size');
+  let readStandbys: () => { name: string; usable: boolean; lagMs: number | null }[] = () => [];
+  new Gauge({
+    name: 'readout_standby_usable',
+    help: 'Whether reads may go to the standby (1) or it is skipped: down, not in recovery, or too far behind (0).',
+    labelNames: ['standby'],
+    registers: [registry],
+    collect() {
+      for (const s of readStandbys()) this.set({ standby: s.name }, s.usable ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'readout_standby_lag_seconds',
+    help: "How far the standby's replay is behind the primary, as last measured; absent while it cannot be measured.",
+    labelNames: ['standby'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of readStandbys()) if (s.lagMs !== null) this.set({ standby: s.name }, s.lagMs / 1000);
+    },
+  });
   return {
     registry,
     answered: (route, status, seconds) => {
@@ -49,6 +71,7 @@ export function createMetrics(): AppMetrics & { registry: Registry } {
     refused: (reason) => refusals.inc({ reason }),
     rows: (route, count) => rows.inc({ route }, count),
     pools: (read) => (readPools = read),
+    standbys: (read) => (readStandbys = read),
   };
 }
 

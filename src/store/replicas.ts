@@ -20,6 +20,8 @@ export type Reads = {
   source(): Promise<ReadSource>;
   /** Each standby as last watched, for logs and metrics. */
   states(): ReplicaState[];
+  /** Each standby's connections for report data and exports, for the metrics. */
+  pools(): { pool: string; inUse: number; waiting: number; size: number }[];
   close(): Promise<void>;
 };
 
@@ -50,7 +52,7 @@ type Standby = ReadSource & { state: ReplicaState };
 
 /** No standbys: every read on the primary, at no cost. */
 export function primaryOnly(primary: ReadSource): Reads {
-  return { source: async () => primary, states: () => [], close: async () => {} };
+  return { source: async () => primary, states: () => [], pools: () => [], close: async () => {} };
 }
 
 export function replicaReads(primary: ReadSource, options: ReplicaOptions): Reads {
@@ -132,6 +134,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
       }
     },
     states: () => standbys.map((s) => s.state),
+    pools: () => standbys.map((s) => ({ pool: `heavy ${s.name}`, ...s.heavy.stats() })),
     async close() {
       clearInterval(timer);
       await Promise.all(standbys.map(async (s) => (await s.heavy.close(), await s.sql.end({ timeout: 5 }))));
