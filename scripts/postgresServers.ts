@@ -79,7 +79,14 @@ export async function startCluster(standbys = 1): Promise<Cluster> {
     chownSync(root, uid, gid);
   }
   const started: PostgresServer[] = [];
+  let removed = false;
+  // A process that ends without calling remove() (a test that crashed) still stops its servers on the way out.
+  const onExit = () => remove();
+  process.once('exit', onExit);
   const remove = () => {
+    if (removed) return;
+    removed = true;
+    process.off('exit', onExit);
     for (const s of started.reverse()) {
       try {
         s.stop();
@@ -177,6 +184,9 @@ export async function startPgBouncer(root: string, target: { port: number }, poo
     ? spawn('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', bin, join(dir, 'pgbouncer.ini')], { stdio: 'ignore', cwd: '/' })
     : spawn(bin, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const onExit = () => child.kill('SIGKILL');
+  process.once('exit', onExit);
+  void exited.then(() => process.off('exit', onExit));
   const end = Date.now() + 10_000;
   while (!(await reachable(port))) {
     if (child.exitCode !== null || Date.now() > end) {
