@@ -93,10 +93,7 @@ export function createApp(deps: AppDeps): App {
   // The charges and refunds wait on a window's lock, bounded on the server (DECISIONS §4); behind a transaction
   // pooler the bound is set in each one's own transaction.
   const meter = quota(sql, clock, localSettings(sql, config.poolMode, sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS })));
-  // pg_terminate_backend ends one of our own backends (same role): the way to stop a COPY blocked on its socket.
-  const exclusive =
-    deps.heavy ??
-    exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000, config.poolMode);
+  const exclusive = deps.heavy ?? heavyPool(sql, config);
   const lane = heavyLane(exclusive, config.heavyPerClient);
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
   const reads = standbyReads(primary, config);
@@ -312,11 +309,19 @@ function finish(response: Response, ctx: Context, head: boolean): Response {
  */
 function standbyReads(primary: ReadSource, config: Config): Reads {
   if (!config.replicaUrls.length) return primaryOnly(primary);
-  const heavyTimeoutMs = config.requestDeadlineMs + 5000;
   return replicaReads(primary, {
     urls: config.replicaUrls,
     maxLagMs: config.replicaMaxLagMs,
     open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }).sql,
-    heavy: (sql) => exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), heavyTimeoutMs, config.poolMode),
+    heavy: (sql) => heavyPool(sql, config),
   });
+}
+
+/**
+ * The connections report data and exports borrow, opened like `sql`'s own; their statements end on the server a
+ * little after the request deadline. pg_terminate_backend ends one of our own backends (same role): the way to stop
+ * a COPY blocked on its socket.
+ */
+function heavyPool(sql: Sql, config: Config): ExclusivePool {
+  return exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000, config.poolMode);
 }
