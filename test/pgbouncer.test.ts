@@ -151,6 +151,44 @@ it('quota is exact across two apps through PgBouncer', async () => {
   assert.is(statuses.filter((s) => s === 429).length, 70 - budget);
 });
 
+it('a charge stuck behind a locked quota window is ended by PostgreSQL, never charged after its 503', async () => {
+  const why = missing();
+  if (skipped(Boolean(why), 'pgbouncer', 'a stuck charge is ended', `needs ${why}`)) return;
+  await setUp();
+  // Both charges must fall in one hourly window.
+  const toHour = 3_600_000 - (Date.now() % 3_600_000);
+  if (toHour < 15_000) await new Promise((resolve) => setTimeout(resolve, toHour + 100));
+  const organizationId = await createOrg(direct!);
+  await cli(direct!, ['plan', 'set', '--org', organizationId, '--plan', 'enterprise', '--budget', '100']);
+  const client = await createClient(direct!, organizationId);
+  const app = pooledApp();
+  const auth = { authorization: `Bearer ${await tokenOf(app, { ...client, organizationId, reportIds: [] })}` };
+  const path = `${BASE}/v1/organizations/${organizationId}/ad-accounts`;
+  const first = await app(new Request(path, { headers: auth }));
+  assert.is(first.status, 200);
+  await first.arrayBuffer();
+  const used = async () => (await direct!`select used from quota_windows where organization_id = ${organizationId}`)[0].used as number;
+  assert.is(await used(), 1);
+
+  // The window row held by another transaction: the charge waits on it until its SET LOCAL statement_timeout (2.5 s,
+  // behind PgBouncer set in the charge's own transaction) ends it, before the caller's 503 at 3 s.
+  const locker = postgres(cluster!.primary.url(), { max: 1, onnotice: () => {} });
+  try {
+    const reserved = await locker.reserve();
+    await reserved`begin`;
+    await reserved`select used from quota_windows where organization_id = ${organizationId} for update`;
+    const stuck = await app(new Request(path, { headers: auth }));
+    assert.is(stuck.status, 503);
+    await stuck.arrayBuffer();
+    await reserved`rollback`;
+    reserved.release();
+  } finally {
+    await locker.end({ timeout: 1 });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.is(await used(), 1, 'the stuck charge was never applied');
+});
+
 it('a request past its deadline ends its own backend and no other', async () => {
   const why = missing();
   if (skipped(Boolean(why), 'pgbouncer', 'the deadline ends its own backend', `needs ${why}`)) return;
