@@ -97,10 +97,11 @@ async function main(): Promise<number> {
     await cli(['plan', 'set', '--org', demo.organizationId, '--plan', 'enterprise', '--budget', '100000000']);
 
     const shared = { BASE_URL: 'http://readout.cluster.test', DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: String(MAX_LAG_MS), HEAVY_PER_CLIENT: '50' };
-    const pooled = { ...shared, DATABASE_URL: bouncer.url(), DATABASE_POOL_MODE: 'transaction', MIGRATION_DATABASE_URL: primary.url() };
+    // One process names the pooling mode, the other leaves it to be detected.
+    const pooled = { ...shared, DATABASE_URL: bouncer.url(), MIGRATION_DATABASE_URL: primary.url() };
     apis.push(
       ...(await Promise.all([
-        startApi('api-1 (PgBouncer)', pooled),
+        startApi('api-1 (PgBouncer)', { ...pooled, DATABASE_POOL_MODE: 'transaction' }),
         startApi('api-2 (PgBouncer)', pooled),
         startApi('api-3 (direct)', { ...shared, DATABASE_URL: primary.url() }),
       ])),

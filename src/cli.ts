@@ -61,7 +61,7 @@ try {
 }
 
 const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir, poolMode: config!.poolMode }).catch((error) => {
-  const line = startupLine(error);
+  const line = startupLine(error) ?? (config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined);
   if (line) fail(2, line);
   throw error;
 });

@@ -20,7 +20,7 @@ const EnvSchema = v.object({
   DATABASE_REPLICA_URLS: v.optional(postgresUrls),
   REPLICA_MAX_LAG_MS: v.optional(positive('milliseconds'), '1000'),
   MIGRATION_DATABASE_URL: v.optional(postgresUrl),
-  DATABASE_POOL_MODE: v.optional(v.picklist(['session', 'transaction'], 'must be session or transaction'), 'session'),
+  DATABASE_POOL_MODE: v.optional(v.picklist(['auto', 'session', 'transaction'], 'must be auto, session or transaction'), 'auto'),
   DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data'),
   BASE_URL: v.optional(httpUrl),
   PROBLEMS_URL: v.optional(httpUrl),
@@ -46,11 +46,12 @@ export type Config = {
   migrationDatabaseUrl: string | undefined;
   /**
    * transaction: DATABASE_URL (and the standbys') is a pooler in transaction pooling mode, PgBouncer's pool_mode =
-   * transaction, so no session state is kept between transactions (database.ts). MIGRATION_DATABASE_URL, when set,
-   * is a direct connection and keeps its session.
+   * transaction, so nothing is kept on a connection between transactions (database.ts). auto: transaction when the
+   * server refuses the settings sent at startup, as PgBouncer does; openDatabase decides. An explicit
+   * MIGRATION_DATABASE_URL is a direct connection.
    */
-  poolMode: PoolMode;
-  migrationPoolMode: PoolMode;
+  poolMode: PoolMode | 'auto';
+  migrationPoolMode: PoolMode | 'auto';
   dataDir: string;
   baseUrl: string;
   problemsUrl: string;
@@ -93,7 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError('invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)');
   }
   if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL) throw new ConfigError('invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL');
-  if (env.DATABASE_POOL_MODE && !e.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)');
+  if (e.DATABASE_POOL_MODE !== 'auto' && !e.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)');
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
   const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
   return {
@@ -104,7 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
     migrationDatabaseUrl: e.MIGRATION_DATABASE_URL ?? e.DATABASE_URL,
     poolMode: e.DATABASE_POOL_MODE,
-    migrationPoolMode: e.MIGRATION_DATABASE_URL ? 'session' : e.DATABASE_POOL_MODE,
+    migrationPoolMode: e.MIGRATION_DATABASE_URL && e.DATABASE_POOL_MODE !== 'auto' ? 'session' : e.DATABASE_POOL_MODE,
     dataDir: e.DATA_DIR,
     baseUrl,
     problemsUrl: withoutTrailingSlash(e.PROBLEMS_URL ?? `${baseUrl}/problems`),

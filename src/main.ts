@@ -86,9 +86,12 @@ if (config.databaseUrl) {
     await setup.close();
   }
 }
-const database = await step(() =>
-  openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }),
+const database = await step(
+  () => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }),
+  (error) => (config.databaseUrl ? databaseProblem(error, config.databaseUrl) : undefined),
 );
+// DATABASE_POOL_MODE=auto is decided by the server's answer at startup: the app and the standbys follow it.
+config = { ...config, poolMode: database.poolMode };
 if (!config.databaseUrl) demo = await step(() => prepareStore(database.sql));
 // Migrations may have run elsewhere (MIGRATION_DATABASE_URL): DATABASE_URL is tried before the port opens, so a
 // pooler that refuses its settings is one line at start rather than a 503 on every request.
@@ -112,12 +115,18 @@ const server = await step(
   await database.close();
   throw error;
 });
-if (config.port === 0 && !process.env.BASE_URL) config = loadConfig({ ...process.env, PORT: new URL(server.url).port });
+if (config.port === 0 && !process.env.BASE_URL) config = { ...loadConfig({ ...process.env, PORT: new URL(server.url).port }), poolMode: database.poolMode };
 const counts = config.metricsPort === undefined ? undefined : createMetrics();
 const metricsServer = counts && (await step(() => serveMetrics(counts.registry, config.metricsPort!, config.host), (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT')));
 app = createApp({ sql: database.sql, config, metrics: counts });
 appReady(app);
-note('listening', { url: server.url, baseUrl: config.baseUrl, database: database.description, ...(metricsServer ? { metrics: metricsServer.url } : {}) });
+note('listening', {
+  url: server.url,
+  baseUrl: config.baseUrl,
+  database: database.description,
+  ...(database.poolMode === 'transaction' ? { pooling: 'transaction' } : {}),
+  ...(metricsServer ? { metrics: metricsServer.url } : {}),
+});
 if (demo) printDemo(demo, config.baseUrl);
 
 let stopping = false;

@@ -13,8 +13,8 @@ test('defaults follow DECISIONS §2', () => {
     replicaUrls: [],
     replicaMaxLagMs: 1000,
     migrationDatabaseUrl: undefined,
-    poolMode: 'session',
-    migrationPoolMode: 'session',
+    poolMode: 'auto',
+    migrationPoolMode: 'auto',
     dataDir: './data',
     baseUrl: 'http://127.0.0.1:8080',
     problemsUrl: 'http://127.0.0.1:8080/problems',
@@ -83,20 +83,21 @@ test('standbys and the migration URL: a list of postgres URLs, a primary require
   assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', REPLICA_MAX_LAG_MS: '0' }), (e: Error) => /REPLICA_MAX_LAG_MS/.test(e.message));
 });
 
-test('DATABASE_POOL_MODE: session or transaction; an explicit MIGRATION_DATABASE_URL keeps its session', () => {
+test('DATABASE_POOL_MODE: auto, session or transaction; an explicit MIGRATION_DATABASE_URL is direct unless auto', () => {
+  assert.equal([loadConfig({ DATABASE_URL: 'postgres://p/x', MIGRATION_DATABASE_URL: 'postgres://m/x' }).migrationPoolMode], ['auto']);
   const pooled = loadConfig({ DATABASE_URL: 'postgres://pgbouncer/x', DATABASE_POOL_MODE: 'transaction' });
   assert.equal([pooled.poolMode, pooled.migrationPoolMode], ['transaction', 'transaction']);
   const direct = loadConfig({ DATABASE_URL: 'postgres://pgbouncer/x', DATABASE_POOL_MODE: 'transaction', MIGRATION_DATABASE_URL: 'postgres://p/x' });
   assert.equal([direct.poolMode, direct.migrationPoolMode], ['transaction', 'session']);
-  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_POOL_MODE: 'statement' }), (e: Error) => /DATABASE_POOL_MODE="statement" must be session or transaction/.test(e.message));
+  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_POOL_MODE: 'statement' }), (e: Error) => /DATABASE_POOL_MODE="statement" must be auto, session or transaction/.test(e.message));
   assert.throws(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' }), (e: Error) => e instanceof ConfigError && /DATABASE_POOL_MODE needs DATABASE_URL/.test(e.message));
 });
 
-test('a pooler that refuses the session settings is one line naming DATABASE_POOL_MODE', () => {
+test('a pooler that refuses the startup settings is one line naming DATABASE_POOL_MODE', () => {
   const refused = Object.assign(new Error('unsupported startup parameter: jit'), { code: '08P01' });
   assert.is(
     databaseProblem(refused, 'postgres://readout:secret@pgbouncer:6432/readout'),
-    'the database at postgresql://pgbouncer:6432/readout refused a session setting (unsupported startup parameter: jit): behind PgBouncer, set DATABASE_POOL_MODE=transaction',
+    'the database at postgresql://pgbouncer:6432/readout refused a setting sent at startup (unsupported startup parameter: jit): behind PgBouncer, set DATABASE_POOL_MODE=transaction, or leave it unset',
   );
 });
 

@@ -1,7 +1,8 @@
 // Behind a real PgBouncer in transaction pooling mode (DATABASE_POOL_MODE=transaction): each transaction may get a
 // different server connection, so nothing may rely on a session. Answers through it equal the direct ones under
 // concurrency, abandoned downloads and HEAD on exports; quota stays exact; a request past its deadline ends its own
-// backend and no other; and a start without the setting is refused with one line that names it.
+// backend and no other; a start without the setting detects the pooler, and one set to session is refused with a
+// line that names the setting.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import postgres from 'postgres';
@@ -259,20 +260,29 @@ it('a connection given up the moment it is lent is no unhandled rejection', asyn
   }
 });
 
-it('a start through PgBouncer without DATABASE_POOL_MODE=transaction is one line and exit 2; with it, the server runs', async () => {
+it('a start through PgBouncer with DATABASE_POOL_MODE=session is one line and exit 2; unset, the pooler is detected', async () => {
   const why = missing();
   if (skipped(Boolean(why), 'pgbouncer', 'the start says what to set', `needs ${why}`)) return;
   await setUp();
-  const refused = runSync('node', 'src/main.ts', [], { DATABASE_URL: bouncer!.url(), PORT: '0' });
+  const refused = runSync('node', 'src/main.ts', [], { DATABASE_URL: bouncer!.url(), DATABASE_POOL_MODE: 'session', PORT: '0' });
   assert.is(refused.status, 2, refused.stderr);
-  assert.match(refused.stderr, /refused a session setting .*set DATABASE_POOL_MODE=transaction/);
+  assert.match(refused.stderr, /refused a setting sent at startup .*set DATABASE_POOL_MODE=transaction, or leave it unset/);
   assert.is(refused.stderr.trim().split('\n').length, 1);
 
-  const server = await startServer({ DATABASE_URL: bouncer!.url(), DATABASE_POOL_MODE: 'transaction' });
+  // Unset, as an operator who only points DATABASE_URL at PgBouncer leaves it: detected, and said on the start line.
+  const server = await startServer({ DATABASE_URL: bouncer!.url(), HEAVY_PER_CLIENT: '20' });
   try {
-    const health = await fetch(`${server.url}/v1/health`);
-    assert.is(health.status, 200);
-    await health.arrayBuffer();
+    assert.match(server.output(), /"msg":"listening".*"pooling":"transaction"/);
+    const demo = await seed();
+    const token = await (await fetch(`${server.url}/api/connect/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }) })).json();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const res = await fetch(`${server.url}/v1/reports/${demo.reportIds[0]}/data?groupBy=${i % 2 ? 'campaign' : 'month'}&dateFrom=2026-01-01&dateTo=2026-03-31`, { headers: { authorization: `Bearer ${token.access_token}` } });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    assert.equal(answers, Array(12).fill(200));
   } finally {
     assert.is(await server.stop(), 0);
   }

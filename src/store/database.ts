@@ -12,6 +12,8 @@ export type Sql = postgres.Sql;
 
 export type Database = {
   sql: Sql;
+  /** How the connections keep their settings: transaction behind a transaction pooler (DatabaseOptions.poolMode). */
+  poolMode: PoolMode;
   /** Where the data lives, without credentials, for logs. */
   description: string;
   close(): Promise<void>;
@@ -42,9 +44,10 @@ export type DatabaseOptions = {
   /**
    * PostgreSQL only. transaction: the URL is a pooler in transaction pooling mode (PgBouncer), which hands each
    * transaction whatever server connection is free and refuses settings at startup: no named prepared statements and
-   * no startup settings; what needs a setting sets it LOCAL in a transaction of its own (localSettings).
+   * no startup settings; what needs a setting sets it LOCAL in a transaction of its own (localSettings). auto
+   * (openDatabase only): transaction when the server refuses the settings at startup, as PgBouncer does.
    */
-  poolMode?: PoolMode;
+  poolMode?: PoolMode | 'auto';
 };
 
 // postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
@@ -87,8 +90,8 @@ export function setLocal(settings: Record<string, string>): string {
  */
 export type WithSettings = <T>(work: (sql: Sql) => Promise<T>) => Promise<T>;
 
-export function localSettings(sql: Sql, poolMode: PoolMode, settings: Record<string, string>): WithSettings {
-  if (poolMode === 'session') return (work) => work(sql);
+export function localSettings(sql: Sql, poolMode: PoolMode | 'auto', settings: Record<string, string>): WithSettings {
+  if (poolMode !== 'transaction') return (work) => work(sql);
   const begin = `begin; ${setLocal(settings)}`;
   return (work) => transaction(sql, work, begin);
 }
@@ -126,17 +129,38 @@ export function postgresPool(options: DatabaseOptions & { databaseUrl: string })
     // second's answer never came (seen here with PgBouncer 1.18; MagicStack/asyncpg#1065 describes the same).
     ...(pooled ? { prepare: false, max_pipeline: 0 } : { connection: sessionSettings(options) }),
   });
-  return { sql, description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
+  return { sql, poolMode: pooled ? 'transaction' : 'session', description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
+}
+
+/**
+ * Whether the server at the URL takes the service's settings at startup (PostgreSQL, or a pooler passing them on)
+ * or refuses them, as PgBouncer does ("unsupported startup parameter"): then it is a pooler, taken to pool by
+ * transaction, which also serves one that pools by session. Any other failure is thrown, as the first query's would be.
+ */
+export async function detectPoolMode(databaseUrl: string): Promise<PoolMode> {
+  const probe = postgres(databaseUrl, { ...silent, max: 1, fetch_types: false, connection: sessionSettings({}) });
+  try {
+    await probe`select 1`;
+    return 'session';
+  } catch (error) {
+    if (/unsupported startup parameter/.test((error as Error).message ?? '')) return 'transaction';
+    throw error;
+  } finally {
+    await probe.end({ timeout: 0 }).catch(() => {});
+  }
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return postgresPool({ ...options, databaseUrl: options.databaseUrl });
+  if (options.databaseUrl) {
+    const poolMode = options.poolMode === 'auto' ? await detectPoolMode(options.databaseUrl) : options.poolMode;
+    return postgresPool({ ...options, databaseUrl: options.databaseUrl, poolMode });
+  }
   if (options.dataDir) {
     const claim = await claimDataDir(options.dataDir);
     if ('shared' in claim) {
       // A server already holds this folder: talk to its socket rather than open the files twice.
       const sql = postgres({ path: claim.shared, user: 'postgres', database: 'postgres', max: 1, ...silent });
-      return { sql, description: `embedded (shared, ${options.dataDir})`, close: () => sql.end({ timeout: 5 }) };
+      return { sql, poolMode: 'session', description: `embedded (shared, ${options.dataDir})`, close: () => sql.end({ timeout: 5 }) };
     }
     return openEmbedded(options, claim.release);
   }
@@ -261,6 +285,7 @@ async function openEmbedded(options: DatabaseOptions, release: () => Promise<voi
   const sql = postgres({ ...where, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
   return {
     sql,
+    poolMode: 'session',
     description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
     dump: () => pglite.dumpDataDir('none'),
     async close() {

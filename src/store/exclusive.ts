@@ -169,7 +169,7 @@ export function exclusivePool(
   size: number,
   terminate: Terminate,
   statementTimeoutMs: number,
-  poolMode: PoolMode = 'session',
+  poolMode: PoolMode | 'auto' = 'session',
 ): ExclusivePool {
   const pooled = poolMode === 'transaction';
   const settings = sessionSettings({ statementTimeoutMs });
