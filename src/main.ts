@@ -79,9 +79,10 @@ async function prepareStore(sql: Sql) {
 }
 let demo: Demo | undefined;
 if (config.databaseUrl) {
-  const setup = await openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1, poolMode: config.migrationPoolMode });
+  const reach = (error: unknown) => databaseProblem(error, config.migrationDatabaseUrl!);
+  const setup = await step(() => openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1, poolMode: config.migrationPoolMode }), reach);
   try {
-    demo = await step(() => prepareStore(setup.sql), (error) => databaseProblem(error, config.migrationDatabaseUrl!));
+    demo = await step(() => prepareStore(setup.sql), reach);
   } finally {
     await setup.close();
   }
