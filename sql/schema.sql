@@ -63,6 +63,14 @@ create table client_secrets (
   constraint client_secrets_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id)
 );
 
+create table converted_currencies (
+  organization_id uuid not null,
+  currency text not null,
+  constraint converted_currencies_pkey PRIMARY KEY (organization_id, currency),
+  constraint converted_currencies_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id) ON DELETE CASCADE,
+  constraint converted_currencies_currency_check CHECK (currency ~ '^[A-Z]{3}$'::text)
+);
+
 create table creatives (
   id uuid default gen_random_uuid() not null,
   organization_id uuid not null,
@@ -133,6 +141,22 @@ create table facts_campaign_daily (
   constraint facts_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id)
 );
 
+create table facts_campaign_daily_converted (
+  currency text not null,
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  day date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision,
+  conversions double precision not null,
+  conversion_value double precision,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_campaign_daily_converted_pkey PRIMARY KEY (currency, ad_account_id, day, campaign_id)
+);
+
 create table facts_campaign_monthly (
   organization_id uuid not null,
   ad_account_id uuid not null,
@@ -146,6 +170,22 @@ create table facts_campaign_monthly (
   video_views bigint not null,
   video_completions bigint not null,
   constraint facts_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id)
+);
+
+create table facts_campaign_monthly_converted (
+  currency text not null,
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  month date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision,
+  conversions double precision not null,
+  conversion_value double precision,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_campaign_monthly_converted_pkey PRIMARY KEY (currency, ad_account_id, month, campaign_id)
 );
 
 create table facts_monthly (
@@ -162,6 +202,23 @@ create table facts_monthly (
   video_views bigint not null,
   video_completions bigint not null,
   constraint facts_monthly_pkey PRIMARY KEY (ad_account_id, month, creative_id)
+);
+
+create table facts_monthly_converted (
+  currency text not null,
+  organization_id uuid not null,
+  ad_account_id uuid not null,
+  campaign_id uuid not null,
+  creative_id uuid not null,
+  month date not null,
+  impressions bigint not null,
+  clicks bigint not null,
+  spend double precision,
+  conversions double precision not null,
+  conversion_value double precision,
+  video_views bigint not null,
+  video_completions bigint not null,
+  constraint facts_monthly_converted_pkey PRIMARY KEY (currency, ad_account_id, month, creative_id)
 );
 
 create table fx_rates (
@@ -447,6 +504,76 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.converted_rollups_after_rates()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_currencies text[];
+  v_days date[];
+  v_accounts uuid[];
+  v_months date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from new_rows;
+  elsif tg_op = 'DELETE' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from old_rows;
+  else
+    select array_agg(currency), array_agg(day) into v_currencies, v_days
+    from (select currency, day from new_rows union all select currency, day from old_rows) t;
+  end if;
+  if v_currencies is null then
+    return null;
+  end if;
+  perform lock_converted_rollups(true);
+  with changed as (
+    select t.currency, min(t.day) as first, max(t.day) as last
+    from unnest(v_currencies, v_days) as t(currency, day)
+    group by t.currency
+  ), spans as (
+    select c.currency, date_trunc('month', c.first)::date as first_month,
+           (select min(r.day) from fx_rates r where r.currency = c.currency and r.day > c.last) as until
+    from changed c
+  )
+  select array_agg(ad_account_id), array_agg(month) into v_accounts, v_months
+  from (
+    select distinct m.ad_account_id, m.month
+    from spans s
+    join ad_accounts a on a.currency = s.currency
+      or exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = s.currency)
+    join facts_campaign_monthly m on m.ad_account_id = a.id and m.month >= s.first_month and (s.until is null or m.month < s.until)
+  ) t;
+  if v_accounts is not null then
+    perform rebuild_converted_rollups(v_accounts, v_months, null);
+  end if;
+  return null;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.converted_rollups_for_report()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  if exists (select 1 from converted_currencies where organization_id = new.organization_id and currency = new.currency) then
+    return null;
+  end if;
+  perform lock_converted_rollups(true);
+  insert into converted_currencies (organization_id, currency) values (new.organization_id, new.currency) on conflict do nothing;
+  if not found then
+    return null;
+  end if;
+  perform rebuild_converted_rollups(array_agg(t.ad_account_id), array_agg(t.month), new.currency)
+  from (
+    select distinct m.ad_account_id, m.month
+    from facts_campaign_monthly m
+    join ad_accounts a on a.id = m.ad_account_id
+    where a.organization_id = new.organization_id and a.currency <> new.currency
+  ) t;
+  return null;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.delete_organization(p_org uuid)
  RETURNS TABLE(clients integer, fact_rows bigint)
  LANGUAGE plpgsql
@@ -462,6 +589,9 @@ begin
   delete from facts_monthly where organization_id = p_org;
   delete from facts_campaign_daily where organization_id = p_org;
   delete from facts_campaign_monthly where organization_id = p_org;
+  delete from facts_monthly_converted where organization_id = p_org;
+  delete from facts_campaign_monthly_converted where organization_id = p_org;
+  delete from converted_currencies where organization_id = p_org;
   delete from report_segments where organization_id = p_org;
   delete from report_ad_accounts where organization_id = p_org;
   delete from segment_campaigns where organization_id = p_org;
@@ -518,9 +648,19 @@ begin
     perform rebuild_facts_monthly(v_month_accounts, v_months);
     perform rebuild_facts_campaign_monthly(v_month_accounts, v_months);
     perform rebuild_facts_campaign_daily(v_accounts, v_days);
+    perform lock_converted_rollups(false);
+    perform rebuild_converted_rollups(v_month_accounts, v_months, null);
   end if;
   return null;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.fx_factor(p_source text, p_target text, p_day date)
+ RETURNS double precision
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select case when p_source = p_target then 1.0::double precision else usd_rate_on(p_source, p_day) / usd_rate_on(p_target, p_day) end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.js_number(v double precision)
@@ -571,6 +711,66 @@ CREATE OR REPLACE FUNCTION public.js_round(x double precision)
  IMMUTABLE PARALLEL SAFE
 AS $function$
   select case when ceil(x) - 0.5::float8 > x then ceil(x) - 1::float8 else ceil(x) end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.lock_converted_rollups(p_exclusive boolean)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  select case when p_exclusive then pg_advisory_xact_lock(727019) else pg_advisory_xact_lock_shared(727019) end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_converted_rollups(p_accounts uuid[], p_months date[], p_target text)
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from facts_monthly_converted m
+  using unnest(p_accounts, p_months) as t(ad_account_id, month)
+  where m.ad_account_id = t.ad_account_id and m.month = t.month and (p_target is null or m.currency = p_target);
+  delete from facts_campaign_monthly_converted m
+  using unnest(p_accounts, p_months) as t(ad_account_id, month)
+  where m.ad_account_id = t.ad_account_id and m.month = t.month and (p_target is null or m.currency = p_target);
+  delete from facts_campaign_daily_converted d
+  using unnest(p_accounts, p_months) as t(ad_account_id, month)
+  where d.ad_account_id = t.ad_account_id and d.day >= t.month and d.day < (t.month + interval '1 month')::date
+    and (p_target is null or d.currency = p_target);
+  with pairs as (
+    select t.ad_account_id, t.month, a.currency as source, r.currency as target
+    from unnest(p_accounts, p_months) as t(ad_account_id, month)
+    join ad_accounts a on a.id = t.ad_account_id
+    join converted_currencies r on r.organization_id = a.organization_id and r.currency <> a.currency
+    where p_target is null or r.currency = p_target
+  ), factors as materialized (
+    select p.source, p.target, d::date as day, fx_factor(p.source, p.target, d::date) as factor
+    from (select distinct source, target, month from pairs) p
+    cross join lateral generate_series(p.month, p.month + interval '1 month' - interval '1 day', interval '1 day') d
+  ), creatives as (
+    insert into facts_monthly_converted
+    select p.target, f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, p.month,
+           sum(f.impressions), sum(f.clicks),
+           case when count(*) = count(x.factor) then sum(f.spend * x.factor) end, sum(f.conversions),
+           case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
+           sum(f.video_views), sum(f.video_completions)
+    from pairs p
+    join facts f on f.ad_account_id = p.ad_account_id and f.day >= p.month and f.day < (p.month + interval '1 month')::date
+    join factors x on x.source = p.source and x.target = p.target and x.day = f.day
+    group by p.target, f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, p.month
+    returning *
+  ), days as (
+    insert into facts_campaign_daily_converted
+    select p.target, d.organization_id, d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
+           d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
+    from pairs p
+    join facts_campaign_daily d on d.ad_account_id = p.ad_account_id and d.day >= p.month and d.day < (p.month + interval '1 month')::date
+    join factors x on x.source = p.source and x.target = p.target and x.day = d.day
+  )
+  insert into facts_campaign_monthly_converted
+  select c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month,
+         sum(c.impressions), sum(c.clicks), case when count(*) = count(c.spend) then sum(c.spend) end, sum(c.conversions),
+         case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
+         sum(c.video_views), sum(c.video_completions)
+  from creatives c
+  group by c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month;
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_facts_campaign_daily(p_accounts uuid[], p_days date[])
@@ -647,18 +847,22 @@ CREATE OR REPLACE FUNCTION public.report_campaign_facts(p_accounts uuid[], p_cam
  STABLE
 AS $function$
   with accounts as (
-    select a.id, a.currency from ad_accounts a where a.id = any(p_accounts)
+    select a.id, a.currency, a.currency = p_currency as same,
+           exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = p_currency) as rolled
+    from ad_accounts a where a.id = any(p_accounts)
   ), bounds as (
     select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
     from (select case when p_from = date_trunc('month', p_from)::date then p_from
                       else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
   ), same as (
-    select array_agg(id) as ids from accounts where currency = p_currency
-  ), other as (
-    select array_agg(id) as ids from accounts where currency <> p_currency
-  ), factors as (
-    select c.currency, d::date as day, usd_rate_on(c.currency, d::date) / usd_rate_on(p_currency, d::date) as factor
-    from (select distinct currency from accounts where currency <> p_currency) c
+    select array_agg(id) as ids from accounts where same
+  ), rolled as (
+    select array_agg(id) as ids from accounts where not same and rolled
+  ), daily as (
+    select array_agg(id) as ids from accounts where not same and not rolled
+  ), factors as materialized (
+    select c.currency, d::date as day, fx_factor(c.currency, p_currency, d::date) as factor
+    from (select distinct currency from accounts where not same and not rolled) c
     cross join generate_series(p_from, p_to, interval '1 day') d
   )
   select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
@@ -679,13 +883,32 @@ AS $function$
   where d.ad_account_id = any(s.ids) and d.day >= b.after_full and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
+  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
+         m.conversion_value, m.video_views, m.video_completions
+  from facts_campaign_monthly_converted m, bounds b, rolled o
+  where m.currency = p_currency and m.ad_account_id = any(o.ids) and m.month >= b.first_full and m.month < b.after_full
+    and (p_campaigns is null or m.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily_converted d, bounds b, rolled o
+  where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to and d.day < b.first_full
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily_converted d, bounds b, rolled o
+  where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= b.after_full and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
          d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
   from facts_campaign_daily d
   join accounts a on a.id = d.ad_account_id
   join factors x on x.currency = a.currency and x.day = d.day
-  , other o
-  where d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
+  , bounds b, daily o
+  -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
+  where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
 $function$;
 
@@ -716,20 +939,25 @@ CREATE OR REPLACE FUNCTION public.report_facts(p_accounts uuid[], p_campaigns uu
  STABLE
 AS $function$
   with accounts as (
-    select a.id, a.currency from ad_accounts a where a.id = any(p_accounts)
+    select a.id, a.currency, a.currency = p_currency as same,
+           exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = p_currency) as rolled
+    from ad_accounts a where a.id = any(p_accounts)
   ), bounds as (
-    -- Months in [first_full, after_full) lie wholly inside the range; after_full >= first_full always.
     select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
     from (select case when p_from = date_trunc('month', p_from)::date then p_from
                       else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
   ), same as (
-    select array_agg(id) as ids from accounts where currency = p_currency
-  ), other as (
-    select array_agg(id) as ids from accounts where currency <> p_currency
-  ), factors as (
-    select c.currency, d::date as day, usd_rate_on(c.currency, d::date) / usd_rate_on(p_currency, d::date) as factor
-    from (select distinct currency from accounts where currency <> p_currency) c
+    select array_agg(id) as ids from accounts where same
+  ), rolled as (
+    select array_agg(id) as ids from accounts where not same and rolled
+  ), daily as (
+    select array_agg(id) as ids from accounts where not same and not rolled
+  ), factors as materialized (
+    select c.currency, d::date as day, fx_factor(c.currency, p_currency, d::date) as factor
+    from (select distinct currency from accounts where not same) c
+    cross join bounds b
     cross join generate_series(p_from, p_to, interval '1 day') d
+    where d < b.first_full or d >= b.after_full or exists (select 1 from accounts where not same and not rolled)
   )
   select m.ad_account_id, m.campaign_id, m.creative_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
          m.conversion_value, m.video_views, m.video_completions
@@ -749,13 +977,38 @@ AS $function$
   where f.ad_account_id = any(s.ids) and f.day >= b.after_full and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
+  select m.ad_account_id, m.campaign_id, m.creative_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
+         m.conversion_value, m.video_views, m.video_completions
+  from facts_monthly_converted m, bounds b, rolled o
+  where m.currency = p_currency and m.ad_account_id = any(o.ids) and m.month >= b.first_full and m.month < b.after_full
+    and (p_campaigns is null or m.campaign_id = any(p_campaigns))
+  union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
          f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
-  , other o
-  where f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
+  , bounds b, rolled o
+  where f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to and f.day < b.first_full
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
+         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  from facts f
+  join accounts a on a.id = f.ad_account_id
+  join factors x on x.currency = a.currency and x.day = f.day
+  , bounds b, rolled o
+  where f.ad_account_id = any(o.ids) and f.day >= b.after_full and f.day <= p_to
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
+         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  from facts f
+  join accounts a on a.id = f.ad_account_id
+  join factors x on x.currency = a.currency and x.day = f.day
+  , bounds b, daily o
+  -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
+  where exists (select 1 from accounts where not same and not rolled) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
 $function$;
 
@@ -771,12 +1024,16 @@ $function$;
 CREATE TRIGGER facts_monthly_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER converted_rollups_rates_delete AFTER DELETE ON fx_rates REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
+CREATE TRIGGER converted_rollups_rates_insert AFTER INSERT ON fx_rates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
+CREATE TRIGGER converted_rollups_rates_update AFTER UPDATE ON fx_rates REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
 CREATE TRIGGER report_ad_accounts_version_delete AFTER DELETE ON report_ad_accounts REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_insert AFTER INSERT ON report_ad_accounts REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_update AFTER UPDATE ON report_ad_accounts REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_segments_version_delete AFTER DELETE ON report_segments REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_segments_version_insert AFTER INSERT ON report_segments REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_segments_version_update AFTER UPDATE ON report_segments REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER converted_rollups_report_currency AFTER INSERT OR UPDATE OF currency ON reports FOR EACH ROW EXECUTE FUNCTION converted_rollups_for_report();
 CREATE TRIGGER reports_version_delete AFTER DELETE ON reports REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER reports_version_insert AFTER INSERT ON reports REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER reports_version_update AFTER UPDATE ON reports REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
