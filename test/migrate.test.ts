@@ -82,6 +82,7 @@ const SHIPPED: Record<string, string> = {
   '017_drop_unused_functions': 'd1fb95b5876fde39',
   '018_delete_organization': 'bfcb7419b2cc2aea',
   '019_converted_rollups': 'ab03c48c5223f848',
+  '020_formula_functions': '958a03f070b810ba',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

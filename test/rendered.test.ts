@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { cellStyles } from '../src/report/export/sheetLayout.ts';
 import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/report/export/rendered.ts';
+import type { Formula } from '../src/report/formula.ts';
 import { sheetRow } from '../src/report/export/sheetRow.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
@@ -70,7 +71,20 @@ const row = fc.record({
   video_views: denominator,
   video_completions: number,
 });
-const metrics = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false, kind: SYSTEM_METRICS[n].kind })));
+// Custom metrics: formulas over system metrics and numbers, with numbers past where a double overflows or underflows
+// to zero (PostgreSQL raises an error for both, formula.ts), so both sides must take the same guards.
+const { formula } = fc.letrec<{ formula: Formula }>((tie) => ({
+  formula: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.constantFrom(...Object.keys(SYSTEM_METRICS), '__invalid__').map((name): Formula => ({ op: 'ref', name })),
+    fc.oneof(number, fc.constantFrom(0, 1e-200, 1e-305, 1e150, 1e299, 1e300, 1.0000000000000002e300, 1e301, 1e306)).map((value): Formula => ({ op: 'num', value: Math.abs(value) })),
+    tie('formula').map((arg): Formula => ({ op: 'neg', arg })),
+    fc.record({ op: fc.constantFrom('+', '-', '*', '/'), left: tie('formula'), right: tie('formula') }) as fc.Arbitrary<Formula>,
+  ),
+}));
+const system = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false, kind: SYSTEM_METRICS[n].kind })));
+const custom = fc.array(formula, { maxLength: 3 }).map((formulas) => formulas.map((f, i): MetricPlan => ({ name: `custom_${i}`, conversionDerived: false, formula: f, kind: 'decimal' })));
+const metrics = fc.tuple(system, custom).map(([a, b]) => [...a, ...b]);
 
 it('xlsx: every row as PostgreSQL renders it equals the row written from its cells', async ({ t }) => {
   await fc.assert(
@@ -99,6 +113,28 @@ it('json: every row as PostgreSQL renders it parses to the row the data endpoint
     }),
     { numRuns: 150 },
   );
+});
+
+it('custom formulas where a double overflows or underflows to zero: the same value (or null) from both, never an error', async ({ t }) => {
+  const num = (value: number): Formula => ({ op: 'num', value });
+  const op = (o: '+' | '-' | '*' | '/', left: Formula, right: Formula): Formula => ({ op: o, left, right });
+  const spend: Formula = { op: 'ref', name: 'spend' };
+  const formulas = [
+    op('*', num(1e200), num(1e200)),
+    op('*', num(1e-200), num(1e-200)),
+    op('*', { op: 'neg', arg: num(1e-200) }, num(1e-200)),
+    op('/', num(1e200), num(1e-200)),
+    op('/', num(1e-200), num(1e200)),
+    op('+', op('*', num(1e150), num(1e150)), num(1e300)),
+    op('-', num(1e301), spend),
+    op('*', spend, num(1e306)),
+    op('/', spend, num(0)),
+    op('*', num(0), num(1e306)),
+  ];
+  const plans = formulas.map((formula, i): MetricPlan => ({ name: `edge_${i}`, conversionDerived: false, formula, kind: 'decimal' }));
+  const rows = [2.5, 1e-9, 0].map((value): Row => ({ creativeId: ID, creativeName: 'x', campaignId: ID, impressions: 1, clicks: 1, spend: value, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
+  const { sql, cells } = await both(t, rows, plans);
+  assert.equal(sql, cells);
 });
 
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {

@@ -84,11 +84,42 @@ export function references(formula: Formula): string[] {
   }
 }
 
-/** Evaluates over a row's metrics; a missing value or a division by zero makes the whole result null. */
+/**
+ * Beyond this magnitude a formula's value is null. PostgreSQL raises an error where a double overflows or underflows
+ * to zero, and JavaScript gives Infinity or 0, so formulas are evaluated in both (formulaSql, for answers PostgreSQL
+ * renders and sorts) with the same guards, each the same IEEE operation in the same order: the same values, and never
+ * an error. No marketing number comes near it.
+ */
+export const FORMULA_BOUND = 1e300;
+const TINY = 1 / FORMULA_BOUND;
+
+const mul = (a: number, b: number): number | null => {
+  if (a === 0 || b === 0) return a * b;
+  const x = Math.abs(a);
+  const y = Math.abs(b);
+  if (x > 1 && y > FORMULA_BOUND / x) return null;
+  if (x < 1 && y < TINY / x) return 0;
+  return a * b;
+};
+
+const div = (a: number, b: number): number | null => {
+  // DECISIONS §5: a division by zero gives null.
+  if (b === 0) return null;
+  if (a === 0) return a / b;
+  const x = Math.abs(a);
+  const y = Math.abs(b);
+  if (y < 1 && x > FORMULA_BOUND * y) return null;
+  if (y > 1 && x < TINY * y) return 0;
+  return a / b;
+};
+
+const bounded = (a: number, b: number) => Math.abs(a) <= FORMULA_BOUND && Math.abs(b) <= FORMULA_BOUND;
+
+/** Evaluates over a row's metrics; a missing value, a division by zero or a value past FORMULA_BOUND makes it null. */
 export function evaluate(formula: Formula, values: Record<string, number | null>): number | null {
   switch (formula.op) {
     case 'num':
-      return formula.value;
+      return Math.abs(formula.value) <= FORMULA_BOUND ? formula.value : null;
     case 'ref':
       return values[formula.name] ?? null;
     case 'neg': {
@@ -99,8 +130,30 @@ export function evaluate(formula: Formula, values: Record<string, number | null>
       const a = evaluate(formula.left, values);
       const b = evaluate(formula.right, values);
       if (a === null || b === null) return null;
-      if (formula.op === '/') return b === 0 ? null : a / b;
-      return formula.op === '+' ? a + b : formula.op === '-' ? a - b : a * b;
+      if (formula.op === '/') return div(a, b);
+      if (formula.op === '*') return mul(a, b);
+      if (!bounded(a, b)) return null;
+      return formula.op === '+' ? a + b : a - b;
+    }
+  }
+}
+
+/**
+ * The formula as a SQL expression, over the SQL of the metrics it names (ref): the functions of migration 020, which
+ * are evaluate's operations. A number is written from its parsed double (String() round-trips through float8in), never
+ * from the formula's text.
+ */
+export function formulaSql(formula: Formula, ref: (name: string) => string): string {
+  switch (formula.op) {
+    case 'num':
+      return Math.abs(formula.value) <= FORMULA_BOUND ? `'${String(formula.value)}'::float8` : 'null::float8';
+    case 'ref':
+      return `(${ref(formula.name)})`;
+    case 'neg':
+      return `(-${formulaSql(formula.arg, ref)})`;
+    default: {
+      const fn = { '+': 'formula_add', '-': 'formula_sub', '*': 'formula_mul', '/': 'formula_div' }[formula.op];
+      return `${fn}(${formulaSql(formula.left, ref)}, ${formulaSql(formula.right, ref)})`;
     }
   }
 }

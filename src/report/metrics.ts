@@ -1,5 +1,5 @@
 // The system metrics of DECISIONS §5: base sums, and ratios computed from a row's summed parts, never averaged.
-import { evaluate, parseFormula, references, type Formula } from './formula.ts';
+import { evaluate, formulaSql, parseFormula, references, type Formula } from './formula.ts';
 
 export const BASE_METRICS = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value', 'video_views', 'video_completions'] as const;
 export type BaseMetric = (typeof BASE_METRICS)[number];
@@ -112,6 +112,14 @@ function inline(tree: Formula, ref: (name: string) => Formula): Formula {
     default:
       return { op: tree.op, left: inline(tree.left, ref), right: inline(tree.right, ref) };
   }
+}
+
+/**
+ * A metric as a SQL expression over the sums' columns (a grouping's query): a system one's SQL, or a custom formula
+ * over them (formula.ts), which gives the same double as computing it here does.
+ */
+export function metricSql(metric: MetricPlan): string {
+  return metric.formula ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql ?? 'null::float8') : SYSTEM_METRICS[metric.name].sql;
 }
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */

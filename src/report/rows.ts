@@ -1,19 +1,17 @@
-// Runs the grouping's query and turns summed facts into rows of spec §2.5, sorted as asked.
+// Runs the grouping's query, sorted as asked, and streams its rows in each answer's format (spec §2.5).
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
 import type { Lent } from '../store/exclusive.ts';
-import { inlinedQueryText, query, queryText } from '../store/queries.ts';
+import { inlined, query, queryText, type Queryable } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { CopyCsv } from './export/copyCsv.ts';
 import { copyCsvStatement } from './export/copyStatement.ts';
 import { nextChunk, type CopyOut } from './export/copyOut.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
-import { rowMetrics, writeMetrics, type Sums } from './metrics.ts';
+import { metricSql, tidySql, writeMetrics, type Sums } from './metrics.ts';
 import type { PreparedData } from './prepare.ts';
-import { renderable, renderedQuery, type RenderedFormat } from './export/rendered.ts';
-
-export type DataRow = { dimensions: Record<string, unknown>; metrics: Record<string, number | null> };
+import { quoted, renderedQuery, type RenderedFormat } from './export/rendered.ts';
 
 type SumRow = Sums & Record<string, unknown>;
 
@@ -64,36 +62,36 @@ function groupingParams(data: PreparedData, range: { from: string; to: string })
   return params as never[];
 }
 
-function groupingQuery(sql: Sql, data: PreparedData, range: { from: string; to: string }) {
-  return query<SumRow>(sql, groupingFile(data.grouping, range), groupingParams(data, range));
-}
+/** The columns that order a sortable grouping's rows by name (its query's own order), for ties of a sort. */
+const NAME_ORDER: Partial<Record<PreparedData['grouping'], readonly string[]>> = {
+  campaign: ['campaignName', 'campaignId'],
+  video: ['creativeName', 'creativeId'],
+  creative: ['creativeName', 'creativeId'],
+};
 
-function toRow(row: SumRow, data: PreparedData): DataRow {
-  const dimensions: Record<string, unknown> = {};
-  for (const key of DIMENSION_KEYS[data.grouping]) dimensions[key] = row[key];
-  return { dimensions, metrics: rowMetrics(row, data.metrics) };
-}
-
-export async function dataRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): Promise<DataRow[]> {
-  // DECISIONS §6: adAccountIds that name nothing the report holds narrow to nothing: no rows, not a zero row.
-  if (data.accountIds.length === 0) return [];
-  const sums = await beforeDeadline(ctx, lent, groupingQuery(lent.sql, data, range));
-  const rows = sums.map((row) => toRow(row, data));
+/**
+ * source, ordered as the answer is: unsorted, as it is (by name, month ascending); sorted, by the metric as the
+ * answer gives it (tidied, so equal values tie), nulls last in either direction, ties by name. PostgreSQL sorts, so
+ * a sorted answer streams like any other.
+ */
+function ordered(source: string, data: PreparedData): string {
   const sort = data.params.sort;
-  if (sort !== undefined) {
-    const direction = data.params.sortDesc ? -1 : 1;
-    // Nulls last whichever the direction; ties keep the name order.
-    rows.sort((a, b) => {
-      const x = a.metrics[sort];
-      const y = b.metrics[sort];
-      if (x === y) return 0;
-      if (x === null) return 1;
-      if (y === null) return -1;
-      return (x - y) * direction;
-    });
-  }
-  ctx.rowsSent += rows.length;
-  return rows;
+  if (sort === undefined) return source;
+  const metric = data.metrics.find((m) => m.name === sort)!;
+  const ties = NAME_ORDER[data.grouping]!.map((key) => `s.${quoted(key)}`);
+  return `select * from (\n${source}\n) s order by ${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last, ${ties.join(', ')}`;
+}
+
+/** The grouping's statement over range, ordered as the answer is, with its parameters. */
+function groupingStatement(data: PreparedData, range: { from: string; to: string }, oneCurrency = false) {
+  const file = groupingFile(data.grouping, range, oneCurrency);
+  return { file, text: ordered(queryText(file), data), params: groupingParams(data, range) };
+}
+
+/** The grouping's rows, planned for this call's parameters (queries.ts). */
+function groupingQuery<Row extends object>(sql: Queryable, data: PreparedData, range: { from: string; to: string }) {
+  const { file, text, params } = groupingStatement(data, range);
+  return data.params.sort === undefined ? query<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
 }
 
 const CURSOR_ROWS = 1_000;
@@ -142,29 +140,23 @@ async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<Row>, ro
 }
 
 /**
- * The rows as an export's cells. A sort needs every row's metrics first, so a sorted export reads them all (one row
- * per entity, not per day).
+ * The rows as an export's cells, computed here: for a CSV export whose name filter must be bound (copyCsv's COPY
+ * takes no parameters), and for an answer with no ad account to read.
  */
 export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Cells[]> {
+  if (data.accountIds.length === 0) return;
   const keys = DIMENSION_KEYS[data.grouping];
-  if (data.params.sort !== undefined || data.accountIds.length === 0) {
-    const rows = await dataRows(lent, ctx, data, range);
-    yield rows.map((row) => [...keys.map((key) => row.dimensions[key]), ...data.metrics.map((m) => row.metrics[m.name])]);
-    return;
-  }
-  for await (const batch of batches<SumRow>(ctx, lent, groupingQuery(lent.sql, data, range))) {
+  for await (const batch of batches<SumRow>(ctx, lent, groupingQuery<SumRow>(lent.sql, data, range))) {
     const cells = new Array<Cells>(batch.length);
     for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
     yield cells;
   }
 }
 
-/** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes; null when the server must write them (a sort, a custom metric). */
+/** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
 function renderedRows(sql: Sql, data: PreparedData, range: { from: string; to: string }, format: RenderedFormat) {
-  if (data.params.sort !== undefined || !renderable(data.metrics)) return null;
-  const file = groupingFile(data.grouping, range);
-  const statement = renderedQuery(queryText(file), data.grouping, data.metrics, format, file);
-  return sql.unsafe<Uint8Array[][]>(statement, groupingParams(data, range), { prepare: false }).raw();
+  const { file, text, params } = groupingStatement(data, range);
+  return sql.unsafe<Uint8Array[][]>(renderedQuery(text, data.grouping, data.metrics, format, file), params, { prepare: false }).raw();
 }
 
 /** Rows of a data answer read from the cursor at a time, so a long answer holds two batches in memory at most. */
@@ -172,14 +164,12 @@ const JSON_BATCH_ROWS = 5_000;
 
 /**
  * The data endpoint's rows as the JSON text of the `rows` array's elements, each row's object rendered by PostgreSQL
- * (rendered.ts), in batches joined with commas (each batch after the first starts with one); null when they must be
- * built here (a sort, a custom metric): row objects, their garbage and JSON.stringify were half the server's CPU of a
- * large answer (BENCHMARKS.md).
+ * (rendered.ts), in batches joined with commas (each batch after the first starts with one): row objects, their
+ * garbage and JSON.stringify were half the server's CPU of a large answer (BENCHMARKS.md).
  */
-export function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
+export function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> {
   if (data.accountIds.length === 0) return (async function* () {})();
   const pending = renderedRows(lent.sql, data, range, 'json');
-  if (!pending) return null;
   return (async function* () {
     let first = true;
     for await (const batch of batches<Uint8Array[]>(ctx, lent, pending, JSON_BATCH_ROWS)) {
@@ -204,30 +194,29 @@ function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint
 }
 
 /**
- * An XLSX export's worksheet rows, rendered by PostgreSQL (rendered.ts), a batch at a time; null when they must be
- * written from cells (a sort, a custom metric, or no ad account to read). The rows are read raw, as the UTF-8 the
+ * An XLSX export's worksheet rows, rendered by PostgreSQL (rendered.ts), a batch at a time; null when there is no ad
+ * account to read (the sheet is its header). The rows are read raw, as the UTF-8 the
  * database sent: decoding rendered rows into strings only to encode them again was a sixth of the server's time.
  */
 export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
   const pending = renderedRows(lent.sql, data, range, 'xlsx');
-  if (!pending) return null;
   return (async function* () {
     for await (const batch of batches<Uint8Array[]>(ctx, lent, pending)) yield joined(batch);
   })();
 }
 
 /**
- * A CSV export's records: the grouping's query run as a binary COPY and written by CopyCsv; null when the rows must be
- * sorted first, there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
+ * A CSV export's records: the grouping's query, sorted as asked, run as a binary COPY and written by CopyCsv; null
+ * when there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
  * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor.
  * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
  * (BENCHMARKS.md, "CSV from a binary COPY").
  */
 export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: { from: string; to: string }): AsyncGenerator<Uint8Array> | null {
-  if (data.params.sort !== undefined || data.params.nameFilter || data.accountIds.length === 0) return null;
-  const file = groupingFile(data.grouping, range, data.oneCurrency);
-  const statement = copyCsvStatement(inlinedQueryText(file, groupingParams(data, range)), data.grouping, data.metrics, file);
+  if (data.params.nameFilter || data.accountIds.length === 0) return null;
+  const { file, text, params } = groupingStatement(data, range, data.oneCurrency);
+  const statement = copyCsvStatement(inlined(text, params), data.grouping, data.metrics, file);
   const records = new CopyCsv(DIMENSION_KEYS[data.grouping], data.metrics);
   return (async function* () {
     lent.busy();

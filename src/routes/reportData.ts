@@ -2,8 +2,8 @@
 import { readSql, type Context } from '../http/context.ts';
 import type { HeavyLane } from '../billing/heavyLane.ts';
 import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
-import { dataRows, dayRange, jsonRows } from '../report/rows.ts';
-import { JSON_TYPE, json, jsonText, respond } from '../http/respond.ts';
+import { dayRange, jsonRows } from '../report/rows.ts';
+import { JSON_TYPE, jsonText, respond } from '../http/respond.ts';
 import { chunkStream, streamedResponse } from '../http/streamed.ts';
 
 /** Headers every answer about this data carries, 304 included. */
@@ -28,9 +28,7 @@ export function reportData(clock: () => number, lane: HeavyLane) {
       metrics: data.metrics.map((m) => m.name),
       dataFreshness: data.freshness ? new Date(data.freshness).toISOString() : null,
     };
-    const rendered = jsonRows(lent, ctx, data, range);
-    if (rendered) return renderedAnswer(ctx, head, rendered, dataHeaders(data));
-    return json({ ...head, rows: await dataRows(lent, ctx, data, range) }, { headers: dataHeaders(data) });
+    return renderedAnswer(ctx, head, jsonRows(lent, ctx, data, range), dataHeaders(data));
   };
 }
 

@@ -10,7 +10,6 @@ import { UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../metrics.ts';
 import { NUMBER_BYTES, writeAscii, writeTidied, writeUuid } from './asciiBytes.ts';
 import { sumsUsed } from './copyStatement.ts';
-import { renderable } from './rendered.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -59,7 +58,7 @@ export class CopyCsv {
     this.uuid = keys.map((key) => UUID_KEYS.has(key));
     this.sent = Int32Array.from(sumsUsed(metrics), (sum) => BASE_METRICS.indexOf(sum));
     this.fields = keys.length + this.sent.length;
-    this.system = renderable(metrics);
+    this.system = metrics.every((metric) => !metric.formula);
     const index = (name: string | undefined) => (name === undefined ? -1 : BASE_METRICS.indexOf(name as never));
     this.of = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.of));
     this.per = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.per));

@@ -3,7 +3,7 @@
 import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, type BaseMetric, type MetricPlan } from '../metrics.ts';
 import type { Grouping } from '../params.ts';
-import { quoted, renderable } from './rendered.ts';
+import { quoted } from './rendered.ts';
 
 /**
  * An export's sort and hash join are each given at least this much memory (PostgreSQL's default, 4 MB, suits many
@@ -42,7 +42,7 @@ export function copyCsvStatement(source: string, grouping: Grouping, metrics: Me
 
 /** The sums metrics are computed from, in BASE_METRICS order: a custom metric's formula may use any system metric. */
 export function sumsUsed(metrics: MetricPlan[]): BaseMetric[] {
-  if (!renderable(metrics)) return [...BASE_METRICS];
+  if (metrics.some((metric) => metric.formula)) return [...BASE_METRICS];
   const used = new Set(metrics.flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]));
   return BASE_METRICS.filter((sum) => used.has(sum));
 }

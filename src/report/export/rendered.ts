@@ -4,20 +4,17 @@
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
 // core. The text is byte for byte what exportFormats.ts writes from cells (test/rendered.test.ts), so the file is the
-// same either way; rows with a custom metric's formula or a sort are written from cells as before. The data
+// same either way, custom metrics included (their formulas in SQL, metricSql). The data
 // endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
 import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
-import { SYSTEM_METRICS, tidySql, type MetricPlan } from '../metrics.ts';
+import { metricSql, tidySql, type MetricPlan } from '../metrics.ts';
 import type { Grouping } from '../params.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 
 export type RenderedFormat = 'xlsx' | 'json';
-
-/** Whether PostgreSQL can render these rows: every metric a system one (a formula is evaluated here only). */
-export const renderable = (metrics: MetricPlan[]) => metrics.every((metric) => !metric.formula && metric.name in SYSTEM_METRICS);
 
 /** Text and SQL expressions concatenated in SQL, each run of text one literal. */
 function concatenated(parts: (string | { sql: string })[]): string {
@@ -56,7 +53,7 @@ export function renderedQuery(source: string, grouping: Grouping, metrics: Metri
   const styles = cellStyles(keys.length, metrics.map((metric) => metric.kind));
   const values = [
     ...keys.map((key, i) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text as d${i}`),
-    ...metrics.map((metric, i) => `${tidySql(SYSTEM_METRICS[metric.name].sql)} as m${i}`),
+    ...metrics.map((metric, i) => `${tidySql(metricSql(metric))} as m${i}`),
     // As text once: a row's twelve references to it would each convert the number again.
     ...(format === 'xlsx' ? ['(row_number() over () + 1)::text as r'] : []),
   ];
