@@ -7,6 +7,7 @@ import { exportCatalogue } from '../catalogue/export.ts';
 import { changeLine } from '../catalogue/plan.ts';
 import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
+import { query } from '../store/queries.ts';
 import { result } from './output.ts';
 
 export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>) {
@@ -21,6 +22,8 @@ export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string
     throw new UsageError(`${name}: ${count} ${count === 1 ? 'problem' : 'problems'}, nothing written`, outcome.problems.map((p) => formatProblem(name, p)));
   }
   const { changes, applied } = outcome;
+  // A new report currency builds its converted rollups (migration 019): the next report is planned from them.
+  if (applied && changes.length > 0) await query(sql, 'analyze-catalogue');
   const lines = changes.map(changeLine);
   const summary =
     changes.length === 0

@@ -178,6 +178,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
   });
+  await query(sql, 'analyze-facts');
   const warnings = await rateWarnings(sql);
   return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
 }
@@ -220,5 +221,6 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
     progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${rows} fact rows`);
   }
   await query(sql, 'mark-organization-fetched', [org, new Date(now)]);
+  await query(sql, 'analyze-facts');
   return result({ rows }, `${rows} fact rows generated for ${org}`);
 }

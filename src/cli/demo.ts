@@ -156,6 +156,7 @@ export async function demo(sql: Sql, { flags }: Parsed, now: number) {
     await query(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
     return { organizationId: org, reportIds, clientId, clientSecret };
   });
+  await query(sql, 'analyze-facts');
   return result(
     out,
     [

@@ -47,6 +47,8 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: str
     }
     return rows;
   });
+  // The rates and the rollups converted at them changed: the next report is planned from them (analyze-rates.sql).
+  await query(sql, 'analyze-rates');
   const currencies = [...new Set(rates.map((r) => r.currency))].sort();
   const days = new Set(rates.map((r) => r.day)).size;
   const warnings = await rateWarnings(sql);

@@ -59,6 +59,7 @@ export function subscriptionLock(locked: boolean) {
 /** Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration 018). */
 export async function deleteOrganization(sql: Sql, org: string) {
   const [row] = await query<{ clients: number; factRows: number }>(sql, 'delete-organization', [org]);
+  await query(sql, 'analyze-facts');
   return row;
 }
 

@@ -1,5 +1,8 @@
 // Written by `npm run sql:names` from the files of sql/queries: every query name, so a typo is a type error.
 export type QueryName =
+  | 'analyze-catalogue'
+  | 'analyze-facts'
+  | 'analyze-rates'
   | 'apply-import'
   | 'catalogue-bump-version'
   | 'catalogue-campaigns'

@@ -1,0 +1,58 @@
+// The planner's statistics after each command that loads data (issue: the first report after a load must be as fast
+// as the tenth): the tables a command changed are analysed before it returns, so PostgreSQL's idea of their size is
+// what is there. (PGlite has no autovacuum, and a real server's runs only now and then.)
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCommand } from '../src/cli/run.ts';
+import { testApp, type TestApp } from './support/app.ts';
+import { createOrg } from './support/fixtures.ts';
+import { FIXTURE_CSV, importCsv } from './support/importFixture.ts';
+
+const it = suite<{ t: TestApp }>('statistics after a load');
+it.before(async (ctx) => {
+  ctx.t = await testApp();
+});
+it.after(async (ctx) => ctx.t.close());
+
+/** Tables whose planner row estimate (pg_class.reltuples, -1 before any analyze) is not their row count. */
+async function stale(t: TestApp, tables: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const table of tables) {
+    const [{ estimate, rows }] = await t.db.sql.unsafe(`select (select reltuples from pg_class where oid = '${table}'::regclass)::int as estimate, (select count(*)::int from ${table}) as rows`);
+    if (estimate !== rows) out.push(`${table}: planner thinks ${estimate}, holds ${rows}`);
+  }
+  return out;
+}
+
+const run = (t: TestApp, argv: string[], text = '') =>
+  runCommand([...argv, '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text });
+
+const FACTS = ['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly', 'facts_monthly_converted', 'facts_campaign_daily_converted', 'facts_campaign_monthly_converted'];
+
+it('import, generate, fx import, apply and org delete each leave the tables they changed analysed', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  const imported = await importCsv(t, org, FIXTURE_CSV);
+  assert.is(imported.code, 0, imported.stderr);
+  assert.equal(await stale(t, FACTS.slice(0, 4)), [], 'after import');
+
+  const applied = await run(t, ['apply', '--org', org, '--file', 'r.yaml'], JSON.stringify({
+    reports: [{ name: 'In GBP', kind: 'standard', currency: 'GBP', adAccounts: ['meta-ads/M1', 'google-ads/G1'], metrics: ['spend'], groupings: ['total'] }],
+  }));
+  assert.is(applied.code, 0, applied.stderr);
+  assert.equal(await stale(t, ['reports', 'report_ad_accounts', 'converted_currencies', 'facts_monthly_converted']), [], 'after apply');
+
+  const rates = await run(t, ['fx', 'import', '--file', 'r.csv'], 'date,currency,usd_per_unit\n2026-01-01,EUR,1.1\n2026-01-01,GBP,1.3\n2026-01-02,GBP,1.31\n');
+  assert.is(rates.code, 0, rates.stderr);
+  assert.equal(await stale(t, ['fx_rates', 'facts_monthly_converted', 'facts_campaign_monthly_converted']), [], 'after fx import');
+
+  const other = await createOrg(t.db.sql, { name: 'Generated' });
+  const generated = await run(t, ['generate', '--org', other, '--accounts', '2', '--campaigns', '4', '--creatives', '8', '--days', '40']);
+  assert.is(generated.code, 0, generated.stderr);
+  assert.equal(await stale(t, FACTS), [], 'after generate');
+
+  const deleted = await run(t, ['org', 'delete', '--org', other, '--yes']);
+  assert.is(deleted.code, 0, deleted.stderr);
+  assert.equal(await stale(t, FACTS), [], 'after org delete');
+});
+
+it.run();
