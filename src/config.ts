@@ -76,7 +76,16 @@ export class ConfigError extends Error {}
 const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
 /** Reads the configuration; an unset or empty variable takes its default. Throws ConfigError with one line. */
-export function loadConfig(env: Record<string, string | undefined>): Config {
+/**
+ * Heavy connections on PostgreSQL: one a core, from 2 to 10. A report or an export keeps a backend busy for its whole
+ * query; more of them than the cores made every other backend, cheap requests' included, wait its turn for a core
+ * (BENCHMARKS.md, "Cheap requests under heavy ones"), and finished no more work. The API's cores stand for the
+ * database's; HEAVY_CONNECTIONS says otherwise.
+ */
+export const heavyConnectionsFor = (cores: number) => Math.max(2, Math.min(10, Math.floor(cores) || 2));
+
+/** cores: the machine's (navigator.hardwareConcurrency), for the default of HEAVY_CONNECTIONS. */
+export function loadConfig(env: Record<string, string | undefined>, cores = globalThis.navigator?.hardwareConcurrency ?? 2): Config {
   const present = Object.fromEntries(
     Object.keys(EnvSchema.entries).flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
   );
@@ -114,7 +123,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     // A production database is never seeded by accident; the embedded one starts with something to read.
     demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
-    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? 10 : 4),
+    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? heavyConnectionsFor(cores) : 4),
     metricsPort: e.METRICS_PORT,
     tls,
   };

@@ -26,7 +26,9 @@ test('defaults follow DECISIONS §2', () => {
     metricsPort: undefined,
     tls: undefined,
   });
-  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).heavyConnections, 10, 'ten on PostgreSQL');
+  // On PostgreSQL one a core, from 2 to 10: more heavy queries than cores keep cheap requests waiting for one.
+  assert.equal([1, 2, 4, 16].map((cores) => loadConfig({ DATABASE_URL: 'postgres://db/x' }, cores).heavyConnections), [2, 2, 4, 10]);
+  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', HEAVY_CONNECTIONS: '12' }, 2).heavyConnections, 12);
   const secure = loadConfig({ TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: 'k.pem' });
   assert.equal([secure.baseUrl, secure.tls], ['https://127.0.0.1:8080', { certFile: 'c.pem', keyFile: 'k.pem' }], 'with TLS files BASE_URL defaults to https');
 });

@@ -40,7 +40,7 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
     const seeded = await runCommand(['demo', '--json'], { sql, now: Date.now(), progress: () => {} });
     const demo = JSON.parse(seeded.stdout);
     const logs: LogLine[] = [];
-    const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: primary.url(), DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: '1000' });
+    const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: primary.url(), DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: '1000', HEAVY_CONNECTIONS: '10' });
     const metrics = createMetrics();
     app = createApp({ sql, config, log: (line) => logs.push(line), metrics });
     const scraped = () => metrics.registry.metrics();

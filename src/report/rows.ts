@@ -2,6 +2,7 @@
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
+import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
 import { inlined, query, queryText, type Queryable } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
@@ -136,6 +137,7 @@ async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<Row>, ro
     next = fetch();
     ctx.rowsSent += result.value.length;
     yield result.value;
+    await nextTurn();
   }
 }
 
@@ -230,6 +232,7 @@ export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: {
       const written = records.push(chunk);
       ctx.rowsSent = records.rows;
       if (written.length > 0) yield written;
+      await nextTurn();
     }
     if (!records.done) throw new Error('the COPY ended before its last row');
     // postgres.js pauses the connection's socket when a COPY's stream is full and resumes it only when the stream is

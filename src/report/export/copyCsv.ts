@@ -7,7 +7,7 @@
 // the ids and numbers here, byte by byte, without a string or an object a row. The records are byte for byte what csvRecord (csv.ts) writes from
 // the same row's cells (test/copyCsv.test.ts).
 import { UUID_KEYS } from '../dimensions.ts';
-import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../metrics.ts';
+import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan } from '../metrics.ts';
 import { NUMBER_BYTES, writeAscii, writeTidied, writeUuid } from './asciiBytes.ts';
 import { sumsUsed } from './copyStatement.ts';
 
@@ -40,14 +40,15 @@ export class CopyCsv {
   private readonly fields: number;
   /** Where each of the COPY's sums goes in `sums` (its index in BASE_METRICS). */
   private readonly sent: Int32Array;
-  // System metrics are computed from `sums` directly: metric i is sums[of[i]], or null where sums[per[i]] is 0 and
-  // else sums[of[i]] / sums[per[i]] × scale[i] (metrics.ts). A custom metric, or a null sum, takes writeMetrics.
-  private readonly system: boolean;
+  // A system metric is computed from `sums` directly: metric i is sums[of[i]], or null where sums[per[i]] is 0 and
+  // else sums[of[i]] / sums[per[i]] × scale[i] (metrics.ts); a null sum (NaN here) makes it null. A custom metric's
+  // value comes computed, a column of its own after the sums (copyCsvStatement): custom[i] is its place, else -1.
   private readonly of: Int32Array;
   private readonly per: Int32Array;
   private readonly scale: Float64Array;
+  private readonly custom: Int32Array;
   private readonly sums = new Float64Array(BASE_METRICS.length);
-  private readonly cells: unknown[];
+  private readonly values: Float64Array;
   private out = new Uint8Array(0);
   private at = 0;
 
@@ -57,13 +58,14 @@ export class CopyCsv {
   ) {
     this.uuid = keys.map((key) => UUID_KEYS.has(key));
     this.sent = Int32Array.from(sumsUsed(metrics), (sum) => BASE_METRICS.indexOf(sum));
-    this.fields = keys.length + this.sent.length;
-    this.system = metrics.every((metric) => !metric.formula);
+    const customs = metrics.filter((metric) => metric.formula);
+    this.fields = keys.length + this.sent.length + customs.length;
+    this.custom = Int32Array.from(metrics, (metric) => customs.indexOf(metric));
+    this.values = new Float64Array(customs.length);
     const index = (name: string | undefined) => (name === undefined ? -1 : BASE_METRICS.indexOf(name as never));
     this.of = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.of));
     this.per = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.per));
     this.scale = Float64Array.from(metrics, (metric) => SYSTEM_METRICS[metric.name]?.scale ?? 1);
-    this.cells = new Array(metrics.length);
   }
 
   /** Whether the COPY's trailer has been read: every row is in. */
@@ -142,45 +144,30 @@ export class CopyCsv {
       p += length;
     }
     const sums = this.sums;
-    let whole = this.system;
     for (let i = 0; i < this.sent.length; i++) {
-      const length = view.getInt32(p);
-      p += 4;
-      if (length < 0) {
-        whole = false;
-        sums[this.sent[i]] = NaN;
-      } else {
-        if (length !== 8) throw new Error(`a COPY sum of ${length} bytes, not a double`);
-        sums[this.sent[i]] = view.getFloat64(p);
-        p += length;
-      }
+      sums[this.sent[i]] = double(view, p);
+      p += 4 + Math.max(0, view.getInt32(p));
     }
-    if (whole) {
-      for (let i = 0; i < this.of.length; i++) {
-        if (dimensions > 0 || i > 0) out[at++] = COMMA;
+    const values = this.values;
+    for (let i = 0; i < values.length; i++) {
+      values[i] = double(view, p);
+      p += 4 + Math.max(0, view.getInt32(p));
+    }
+    for (let i = 0; i < this.of.length; i++) {
+      if (dimensions > 0 || i > 0) out[at++] = COMMA;
+      const custom = this.custom[i];
+      let value: number;
+      if (custom >= 0) value = values[custom];
+      else {
         const per = this.per[i];
         const a = sums[this.of[i]];
-        at = writeTidied(per < 0 ? a : sums[per] === 0 ? null : (a / sums[per]) * this.scale[i], out, at);
+        value = per < 0 ? a : sums[per] === 0 ? NaN : (a / sums[per]) * this.scale[i];
       }
-    } else {
-      at = this.generic(out, at, dimensions);
+      at = writeTidied(Number.isNaN(value) ? null : value, out, at);
     }
     out[at++] = CR;
     out[at++] = LF;
     this.at = at;
-  }
-
-  /** The metrics as the cells path writes them, for a custom metric or a null sum. */
-  private generic(out: Uint8Array, at: number, dimensions: number): number {
-    const sums = {} as Sums;
-    BASE_METRICS.forEach((name, i) => (sums[name] = (Number.isNaN(this.sums[i]) ? null : this.sums[i]) as number));
-    writeMetrics(sums, this.metrics, this.cells, 0);
-    for (let i = 0; i < this.cells.length; i++) {
-      if (dimensions > 0 || i > 0) out[at++] = COMMA;
-      const value = this.cells[i];
-      if (value !== null && value !== undefined) at = writeAscii(String(value), out, at);
-    }
-    return at;
   }
 
   private keep(data: Uint8Array): Uint8Array {
@@ -194,6 +181,14 @@ export class CopyCsv {
     next.set(this.out.subarray(0, this.at));
     this.out = next;
   }
+}
+
+/** The double at p (its length, then its eight bytes), or NaN for null. */
+function double(view: DataView, p: number): number {
+  const length = view.getInt32(p);
+  if (length < 0) return NaN;
+  if (length !== 8) throw new Error(`a COPY double of ${length} bytes`);
+  return view.getFloat64(p + 4);
 }
 
 function copy(data: Uint8Array, from: number, to: number, out: Uint8Array, at: number): number {

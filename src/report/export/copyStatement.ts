@@ -1,7 +1,7 @@
 // The statement of a CSV export: the grouping's query as a binary COPY of its dimension keys and the sums its metrics
 // use, after the settings an export's large query needs for its own transaction.
 import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
-import { BASE_METRICS, SYSTEM_METRICS, type BaseMetric, type MetricPlan } from '../metrics.ts';
+import { BASE_METRICS, metricSql, SYSTEM_METRICS, type BaseMetric, type MetricPlan } from '../metrics.ts';
 import type { Grouping } from '../params.ts';
 import { quoted } from './rendered.ts';
 
@@ -36,13 +36,14 @@ export function copyCsvStatement(source: string, grouping: Grouping, metrics: Me
   const columns = [
     ...DIMENSION_KEYS[grouping].map((key) => `q.${quoted(key)}::${UUID_KEYS.has(key) ? 'uuid' : 'text'}`),
     ...sumsUsed(metrics).map((sum) => `q.${sum}::float8`),
+    // A custom metric's value (formula.ts, the same double as computed here), after the sums.
+    ...metrics.filter((metric) => metric.formula).map((metric) => `(${metricSql(metric)})::float8`),
   ];
   return `/* ${name}, as binary COPY */ ${EXPORT_SETTINGS}; copy (select ${columns.join(', ')} from (\n${source}\n) q) to stdout (format binary)`;
 }
 
-/** The sums metrics are computed from, in BASE_METRICS order: a custom metric's formula may use any system metric. */
+/** The sums the system metrics among metrics are computed from, in BASE_METRICS order (custom ones come computed). */
 export function sumsUsed(metrics: MetricPlan[]): BaseMetric[] {
-  if (metrics.some((metric) => metric.formula)) return [...BASE_METRICS];
-  const used = new Set(metrics.flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]));
+  const used = new Set(metrics.filter((metric) => !metric.formula).flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]));
   return BASE_METRICS.filter((sum) => used.has(sum));
 }

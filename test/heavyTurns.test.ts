@@ -1,0 +1,61 @@
+// A heavy answer gives the event loop back between its chunks (src/http/turn.ts, DECISIONS §13): chunks a COPY or a
+// cursor has already delivered would otherwise be written one after another in one turn, while other requests' I/O
+// waits. Timings are the bench's ("Cheap requests under heavy ones"); this checks the turns themselves.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { testApp, type TestApp } from './support/app.ts';
+import { bearer, cli, createClient, createOrg, getToken } from './support/fixtures.ts';
+
+const it = suite<{ t: TestApp; token: string; report: string }>('heavy answers yield');
+it.before(async (ctx) => {
+  ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
+  const org = await createOrg(ctx.t.db.sql);
+  await cli(ctx.t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '20', '--creatives', '20000', '--days', '1'], ctx.t.clock.now);
+  const yaml = JSON.stringify({
+    metrics: [{ name: 'engagement', kind: 'percent', formula: '(clicks + video_views) / impressions * 100' }],
+    reports: [{ name: 'Big', kind: 'standard', currency: 'USD', adAccounts: ['meta-ads/gen-1'], metrics: ['impressions', 'clicks', 'spend', 'engagement'], groupings: ['creative'] }],
+  });
+  const { runCommand } = await import('../src/cli/run.ts');
+  const out = await runCommand(['apply', '--org', org, '--file', 'r.yaml', '--json'], { sql: ctx.t.db.sql, now: ctx.t.clock.now, progress: () => {}, readText: async () => yaml });
+  assert.is(out.code, 0, out.stderr);
+  ctx.token = await getToken(ctx.t, await createClient(ctx.t.db.sql, org));
+  ctx.report = (await ctx.t.db.sql`select id from reports where organization_id = ${org}`)[0].id;
+});
+it.after(async (ctx) => ctx.t.close());
+
+/** Reads a whole answer as fast as it comes, counting its chunks and the event loop's turns meanwhile. */
+async function turnsWhileReading(response: Response) {
+  let turns = 0;
+  let reading = true;
+  const tick = () => {
+    turns++;
+    if (reading) setImmediate(tick);
+  };
+  setImmediate(tick);
+  let chunks = 0;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done } = await reader.read();
+    if (done) break;
+    chunks++;
+  }
+  reading = false;
+  return { chunks, turns };
+}
+
+for (const [what, path] of [
+  ['a sorted CSV export with a custom metric', 'export.csv?groupBy=creative&sort=engagement&sortDesc=true'],
+  ['a data answer', 'data?groupBy=creative'],
+  ['an XLSX export', 'export.xlsx?groupBy=creative'],
+] as const) {
+  it(`${what}: the event loop turns between its chunks`, async ({ t, token, report }) => {
+    const day = new Date(t.clock.now - 86_400_000).toISOString().slice(0, 10);
+    const res = await t.fetch(`/v1/reports/${report}/${path}&dateFrom=${day}&dateTo=${day}`, bearer(token));
+    assert.is(res.status, 200);
+    const { chunks, turns } = await turnsWhileReading(res);
+    assert.ok(chunks >= 4, `${chunks} chunks`);
+    assert.ok(turns >= chunks / 2, `${turns} turns for ${chunks} chunks`);
+  });
+}
+
+it.run();
