@@ -1,4 +1,4 @@
-// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,exports,replicas]: builds the data set, starts the server, drives it with autocannon (and
+// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with autocannon (and
 // downloads the exports with curl) from another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -10,8 +10,8 @@ import { runCommand } from '../src/cli/run.ts';
 import { openDatabase, type Sql } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { inlinedQueryText, query } from '../src/store/queries.ts';
-import { EXPORT_SETTINGS } from '../src/report/export/copyStatement.ts';
-import { groupingFile } from '../src/report/rows.ts';
+import { EXPORT_SETTINGS } from '../src/report/formats/copyStatement.ts';
+import { groupingFile } from '../src/report/query.ts';
 import postgres from 'postgres';
 import { pgbouncerBin, postgresBin, startCluster, startPgBouncer, type Bouncer, type PostgresServer } from './postgresServers.ts';
 
@@ -41,7 +41,7 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-const runs = (part: 'http' | 'data' | 'exports' | 'replicas') => only === '' || only.split(',').includes(part);
+const runs = (part: 'http' | 'data' | 'currencies' | 'exports' | 'fair' | 'replicas') => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL) throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');
 const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim() || '1');
@@ -226,8 +226,17 @@ async function cli(sql: Sql, argv: string[]) {
   return JSON.parse(out.stdout);
 }
 
-/** An organization named `name` with generated data and a report over all its accounts; made once, reused after. */
-async function dataSet(sql: Sql, name: string, size: { accounts: number; campaigns: number; creatives: number; days: number }) {
+/**
+ * An organization named `name` with generated data and a report over all its accounts; made once, reused after.
+ * currencies: the accounts' in turn (default USD); reportCurrency: the report's (default USD). Every organization has
+ * the custom metric `engagement`, which the report does not save: a request asks for it.
+ */
+async function dataSet(
+  sql: Sql,
+  name: string,
+  size: { accounts: number; campaigns: number; creatives: number; days: number },
+  money: { currencies?: string[]; reportCurrency?: string } = {},
+) {
   let [org] = await sql`select id from organizations where name = ${name}`;
   if (!org) org = { id: (await cli(sql, ['org', 'create', '--name', name, '--plan', 'enterprise'])).organizationId };
   await cli(sql, ['plan', 'set', '--org', org.id, '--plan', 'enterprise', '--budget', '100000000']);
@@ -235,7 +244,9 @@ async function dataSet(sql: Sql, name: string, size: { accounts: number; campaig
   const expected = size.creatives * size.days;
   if (n < expected * 0.95) {
     log(`${name}: generating ${expected} fact rows`);
-    await cli(sql, ['generate', '--org', org.id, '--accounts', String(size.accounts), '--campaigns', String(size.campaigns), '--creatives', String(size.creatives), '--days', String(size.days)]);
+    const currencies = money.currencies ? ['--currencies', money.currencies.join(',')] : [];
+    await cli(sql, ['generate', '--org', org.id, '--accounts', String(size.accounts), '--campaigns', String(size.campaigns), '--creatives', String(size.creatives), '--days', String(size.days), ...currencies]);
+    if (money.currencies) await ecbRates(sql, size.days);
     // Measured now, the tables would still carry the generator's dead rows and no statistics until autovacuum
     // came round: the planner would guess the fact tables' sizes and a first run would time the wrong plans.
     log(`${name}: vacuum analyze`);
@@ -244,13 +255,32 @@ async function dataSet(sql: Sql, name: string, size: { accounts: number; campaig
   let [report] = await sql`select id from reports where organization_id = ${org.id} and name = ${name}`;
   if (!report) {
     [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics) values
-      (${org.id}, ${name}, 'standard', 'USD', ${['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpc', 'cpa', 'roas']}) returning id`;
+      (${org.id}, ${name}, 'standard', ${money.reportCurrency ?? 'USD'}, ${['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpc', 'cpa', 'roas']}) returning id`;
     await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org.id}`;
   }
+  await sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
+    values (${org.id}, 'engagement', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100') on conflict do nothing`;
   const accounts = (await sql`select id from ad_accounts where organization_id = ${org.id} order by id`).map((r) => r.id as string);
   // Allowed this report only: /v1/reports lists the one report whatever else the organization holds (segmentReport).
   const client = await benchClient(sql, org.id, report.id);
   return { org: org.id as string, report: report.id as string, accounts, client };
+}
+
+/**
+ * Daily euro reference rates as the ECB publishes them (units per EUR, weekdays only), USD and GBP columns, from a
+ * month before the facts' first day to today, loaded with `fx import` as an operator would.
+ */
+async function ecbRates(sql: Sql, days: number) {
+  const lines = ['Date,USD,GBP,'];
+  for (let d = days + 31; d >= 0; d--) {
+    const day = new Date(Date.now() - d * 86_400_000);
+    if (day.getUTCDay() === 0 || day.getUTCDay() === 6) continue;
+    const wobble = Math.sin(d / 17) / 50;
+    lines.push(`${day.toISOString().slice(0, 10)},${(1.1 + wobble).toFixed(4)},${(0.85 - wobble / 3).toFixed(4)},`);
+  }
+  const text = `${lines.join('\n')}\n`;
+  const out = await runCommand(['fx', 'import', '--file', 'eurofxref-hist.csv', '--json'], { sql, now: Date.now(), progress: log, readText: async () => text });
+  if (out.code !== 0) throw new Error(`fx import: ${out.stderr}`);
 }
 
 const benchClient = (sql: Sql, org: string, report: string) =>
@@ -443,6 +473,9 @@ try {
   const main = await dataSet(sql, `Bench ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days });
   const exportRows = Math.round(1_048_575 * scale);
   const big = await dataSet(sql, `Bench export ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: exportRows, days: 1 });
+  // The same shape with accounts in USD, EUR and GBP (daily ECB rates for EUR and GBP) and its report in EUR: every
+  // grouping converts, and is measured against the one-currency report above.
+  const converted = runs('currencies') ? await dataSet(sql, `Bench currencies ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days }, { currencies: ['USD', 'EUR', 'GBP'], reportCurrency: 'EUR' }) : undefined;
   const segments = await segmentReport(sql, main.org);
   const token = await tokenFor(server.url, main.client);
   const segmentToken = await tokenFor(server.url, segments.client);
@@ -511,6 +544,18 @@ try {
     const each = rounds > 1 ? `, median of ${rounds} rounds` : '';
     groupings.campaign = medianRun(campaignRuns);
     rows.push([`data groupBy=campaign, ${days} days, all accounts (c=${DATA_C}${each})`, groupings.campaign]);
+    // The same answer with a custom metric (a formula PostgreSQL evaluates), and sorted by a metric (an ORDER BY).
+    const customUrl = `${dataUrl('campaign')}&metrics=impressions,clicks,spend,conversions,ctr,cpc,cpa,roas,engagement`;
+    const sortedUrl = `${dataUrl('campaign')}&sort=clicks&sortDesc=true`;
+    log('data campaign with a custom metric, and sorted');
+    const customRun = await load(customUrl, server.pid, DATA_C, auth);
+    const sortedRun = await load(sortedUrl, server.pid, DATA_C, auth);
+    const plainRun = await load(dataUrl('campaign'), server.pid, DATA_C, auth);
+    rows.push([`data groupBy=campaign with a custom metric (c=${DATA_C})`, customRun], [`data groupBy=campaign sorted by clicks (c=${DATA_C})`, sortedRun], [`data groupBy=campaign, again beside them (c=${DATA_C})`, plainRun]);
+    targets.push(
+      ['custom-metric campaign answer p50 ≤ 1.3× the plain one', `${f(customRun.p50 / plainRun.p50, 2)}×${errorNote(customRun, plainRun)}`, customRun.p50 <= 1.3 * plainRun.p50 && clean(customRun, plainRun)],
+      ['sorted campaign answer p50 ≤ 1.3× the plain one', `${f(sortedRun.p50 / plainRun.p50, 2)}×${errorNote(sortedRun, plainRun)}`, sortedRun.p50 <= 1.3 * plainRun.p50 && clean(sortedRun, plainRun)],
+    );
     // Every grouping: the segment grouping from the segment report over the same facts (a campaign in two segments).
     const segmentAuth = { authorization: `Bearer ${segmentToken}` };
     const segmentUrl = `${server.url}/v1/reports/${segments.report}/data?${range}&groupBy=segment`;
@@ -549,6 +594,25 @@ try {
     );
   }
 
+  if (converted) {
+    const convertedAuth = { authorization: `Bearer ${await tokenFor(server.url, converted.client)}` };
+    const [{ last: convertedLast }] = await sql`select max(day)::text as last from facts where organization_id = ${converted.org}`;
+    const convertedFrom = new Date(Date.parse(convertedLast) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+    const convertedUrl = (groupBy: string) => `${server.url}/v1/reports/${converted.report}/data?dateFrom=${convertedFrom}&dateTo=${convertedLast}&groupBy=${groupBy}`;
+    for (const groupBy of ['total', 'campaign', 'month', 'ad-account', 'creative', 'video']) {
+      log(`currencies ${groupBy}: one currency, then converted`);
+      await warm(dataUrl(groupBy));
+      await warm(convertedUrl(groupBy), convertedAuth);
+      const one = await load(dataUrl(groupBy), server.pid, DATA_C, auth);
+      const other = await load(convertedUrl(groupBy), server.pid, DATA_C, convertedAuth);
+      rows.push(
+        [`data groupBy=${groupBy}, ${days} days, USD report over USD accounts (c=${DATA_C})`, one],
+        [`data groupBy=${groupBy}, ${days} days, EUR report over USD, EUR and GBP accounts (c=${DATA_C})`, other],
+      );
+      targets.push([`converted groupBy=${groupBy} p50 ≤ 1.5× one-currency`, `${f(other.p50 / one.p50, 2)}× (${f(other.p50, 1)} ms against ${f(one.p50, 1)} ms)${errorNote(one, other)}`, other.p50 <= 1.5 * one.p50 && clean(one, other)]);
+    }
+  }
+
   const after: string[] = [];
   if (runs('exports')) {
     // The export data set is one day of facts: the day it was generated on, which a later run must reuse.
@@ -572,30 +636,98 @@ try {
     // Ten data answers of about 100,000 rows each at once (the export set's creatives of enough ad accounts): the
     // answers are streamed from a cursor a batch at a time, so memory holds batches, not answers.
     const accountsFor100k = Math.min(big.accounts.length, Math.ceil((big.accounts.length * 100_000) / exported));
-    const bigData = `${server.url}/v1/reports/${big.report}/data?dateFrom=${day}&dateTo=${day}&groupBy=creative&adAccountIds=${big.accounts.slice(0, accountsFor100k).join(',')}`;
-    log('ten data answers of 100,000 rows at once');
+    // With a custom metric, from three clients (4 + 3 + 3), as a dashboard's users would ask.
+    const bigData = `${server.url}/v1/reports/${big.report}/data?dateFrom=${day}&dateTo=${day}&groupBy=creative&metrics=impressions,clicks,spend,ctr,engagement&adAccountIds=${big.accounts.slice(0, accountsFor100k).join(',')}`;
+    const dataTokens = [exportToken, ...(await Promise.all([1, 2].map(async () => tokenFor(server.url, await benchClient(sql, big.org, big.report)))))];
+    log('ten data answers of 100,000 rows with a custom metric at once, from three clients');
     await fetch(bigData, { headers: { authorization: `Bearer ${exportToken}` } }).then((res) => res.arrayBuffer());
     const dataIdle = rssMb(server.pid);
     const tenData = await peakRss(server.pid, () =>
       Promise.all(
-        Array.from({ length: 10 }, async () => {
-          const res = await fetch(bigData, { headers: { authorization: `Bearer ${exportToken}` } });
+        Array.from({ length: 10 }, async (_, i) => {
+          const res = await fetch(bigData, { headers: { authorization: `Bearer ${dataTokens[i % 3]}` } });
           const body = await res.json();
           return res.status === 200 ? (body.rows.length as number) : -1;
         }),
       ),
     );
     const dataRowsEach = Math.min(...tenData.result);
-    after.push(`| ten data answers at once, ${f(dataRowsEach)} rows each | | | | ${f(tenData.peak)} |`);
+    after.push(`| ten data answers with a custom metric at once, three clients, ${f(dataRowsEach)} rows each | | | | ${f(tenData.peak)} |`);
     targets.push(
       ['CSV ≥ 300,000 rows/s', `${f(exported / csv.seconds)} rows/s`, exported / csv.seconds >= 300_000],
       [
-        'ten concurrent 100,000-row data answers add < 100 MB',
+        'ten concurrent 100,000-row custom-metric answers add < 100 MB',
         `+${f(tenData.peak - dataIdle)} MB over ${f(dataIdle)} MB (${f(dataRowsEach)} rows each)`,
         tenData.peak - dataIdle < 100 && dataRowsEach >= 100_000 * Math.min(1, exported / 100_000) * 0.9,
       ],
       [`XLSX of ${f(exported)} rows inside 30 s`, `${f(xlsx.seconds, 1)} s`, xlsx.seconds <= 30],
       ['export peak RSS within 64 MB of idle', `${exportPeak >= idleRss ? '+' : ''}${f(exportPeak - idleRss)} MB`, exportPeak - idleRss <= 64],
+    );
+  }
+  if (runs('fair')) {
+    // DECISIONS §13: another organization's cheap requests (a list every 100 ms, a token every fifth time) while
+    // four clients each run four heavy requests at once (120,000-row creative answers sorted by a custom metric,
+    // and CSV and XLSX exports of them, read at full speed), for twice a scenario's time.
+    const [{ day, n: exported }] = await sql`select max(day)::text as day, count(*)::int as n from facts where organization_id = ${big.org}`;
+    const accountsFor120k = Math.min(big.accounts.length, Math.ceil((big.accounts.length * 120_000) / exported));
+    const scope = `dateFrom=${day}&dateTo=${day}&groupBy=creative&adAccountIds=${big.accounts.slice(0, accountsFor120k).join(',')}`;
+    const heavyPaths = [
+      `data?${scope}&metrics=impressions,clicks,spend,ctr,engagement&sort=engagement&sortDesc=true`,
+      `export.csv?${scope}&metrics=impressions,clicks,spend,ctr,engagement&sort=clicks`,
+      `export.xlsx?${scope}`,
+    ];
+    const heavyTokens = [exportToken, ...(await Promise.all([1, 2, 3].map(async () => tokenFor(server.url, await benchClient(sql, big.org, big.report)))))];
+    const probe = async () => {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/v1/reports`, { headers: auth });
+      await res.arrayBuffer();
+      return { ms: performance.now() - t0, ok: res.status === 200 };
+    };
+    const probeToken = async () => {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/api/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: main.client.clientId, client_secret: main.client.clientSecret }),
+      });
+      await res.arrayBuffer();
+      return { ms: performance.now() - t0, ok: res.status === 200 };
+    };
+    const probing = async (seconds: number) => {
+      const seen: { ms: number; ok: boolean }[] = [];
+      for (let i = 0, until = performance.now() + seconds * 1000; performance.now() < until && i < 10_000; i++) {
+        seen.push(await (i % 5 === 4 ? probeToken() : probe()));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return seen;
+    };
+    log('cheap requests alone, then beside sixteen heavy ones');
+    const alone = await probing(Math.min(5, duration));
+    const heavyStatuses: number[] = [];
+    let heavyWorst = 0;
+    const seconds = 2 * duration;
+    const until = performance.now() + seconds * 1000;
+    const heavy = heavyTokens.flatMap((heavyToken, c) =>
+      Array.from({ length: 4 }, async (_, l) => {
+        for (let i = 0; performance.now() < until && i < 100; i++) {
+          const t0 = performance.now();
+          const res = await fetch(`${server.url}/v1/reports/${big.report}/${heavyPaths[(c + l + i) % heavyPaths.length]}`, { headers: { authorization: `Bearer ${heavyToken}` } });
+          for await (const _ of res.body ?? []);
+          heavyStatuses.push(res.status);
+          heavyWorst = Math.max(heavyWorst, performance.now() - t0);
+        }
+      }),
+    );
+    const [beside] = await Promise.all([(async () => (await new Promise((resolve) => setTimeout(resolve, 1000)), probing(seconds - 1)))(), ...heavy]);
+    const worst = (seen: { ms: number }[]) => Math.max(...seen.map((s) => s.ms));
+    const p50 = (seen: { ms: number }[]) => median(seen.map((s) => s.ms));
+    const timedOut = heavyStatuses.filter((s) => s === 503).length;
+    const failed = [...alone, ...beside].filter((s) => !s.ok).length + heavyStatuses.filter((s) => s !== 200 && s !== 503).length;
+    after.push(`| cheap requests of another organization, alone (list, token) | | ${f(p50(alone), 1)} | worst ${f(worst(alone), 1)} | |`);
+    after.push(`| the same beside 4 clients × 4 heavy requests (${heavyStatuses.length} done, worst ${f(heavyWorst / 1000, 1)} s) | | ${f(p50(beside), 1)} | worst ${f(worst(beside), 1)} | |`);
+    targets.push(
+      ['cheap requests beside sixteen heavy ones: worst < 250 ms', `${f(worst(beside))} ms (alone ${f(worst(alone))} ms)${failed ? `, ${failed} failed` : ''}`, worst(beside) < 250 && failed === 0],
+      ['no heavy request beside them times out', `${timedOut} of ${heavyStatuses.length}`, timedOut === 0 && heavyStatuses.length > 0],
     );
   }
   if (runs('replicas') && !replicasSkipped()) {

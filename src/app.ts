@@ -12,7 +12,7 @@ import { ApiError, problemResponse } from './http/problem.ts';
 import { query } from './store/queries.ts';
 import { quota } from './billing/quota/charging.ts';
 import { respond } from './http/respond.ts';
-import { dataCost } from './report/scope.ts';
+import { dataCost, readReportRequest } from './report/request.ts';
 import { refuseImpossibleDates } from './report/params.ts';
 import { requestTimeout } from './http/deadline.ts';
 import { revocations } from './auth/revocations.ts';
@@ -35,7 +35,7 @@ import { signingKeys } from './auth/signingKeys.ts';
 import { traceFrom, type Trace } from './http/trace.ts';
 import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
-import { heavyLane } from './billing/heavyLane.ts';
+import { heavyLane } from './report/lane.ts';
 import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
 import { localSettings, postgresPool, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
@@ -71,8 +71,8 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   refuse: (why: Malformed, method: string, path: string) => DirectAnswer;
 };
 
-/** A request's quota cost: fixed, or worked out from the request (report data). */
-export type Cost = number | ((ctx: Context) => Promise<number>);
+/** A request's quota cost: fixed, or worked out from what the request read before the charge (report data). */
+export type Cost = number | ((ctx: Context) => number);
 
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
@@ -105,17 +105,20 @@ export function createApp(deps: AppDeps): App {
   const withPlan = requirePlan(plans);
   const charged = (cost: Cost) =>
     function withCharge(ctx: Context) {
-      return typeof cost === 'number' ? meter.charge(ctx, cost) : cost(ctx).then((units) => meter.charge(ctx, units));
+      return meter.charge(ctx, typeof cost === 'number' ? cost : cost(ctx));
     };
-  // Reads go to a standby only after the charge: the charge is the primary's, and the standby then holds all of it.
+  // Where a request reads: the primary or a usable standby, picked once the request is authorised. The charge is
+  // always the primary's.
   const withReads = async (ctx: Context) => {
     ctx.reads = await reads.source();
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
   const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), withReads);
-  // Report data and exports: impossible dates are refused before the charge (a client past its limit of them at
-  // once is refused by the lane, and its charge given back).
-  const heavy = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, charged(cost), withReads);
+  // Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
+  // (with the parameters) from where its data will be read (a client past its limit of them at once is refused by
+  // the lane, and its charge given back).
+  const heavy = (scope: Scope, cost: Cost) =>
+    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withReads, readReportRequest, charged(cost));
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -155,9 +158,9 @@ export function createApp(deps: AppDeps): App {
     .get('/v1/metrics', guarded('reports:read', 1), catalogue.system)
     .get('/v1/reports', guarded('reports:read', 1), reportList.list)
     .get('/v1/reports/:id', guarded('reports:read', 1), reportList.get)
-    .get('/v1/reports/:id/data', heavy('reports:data', dataCost(sql)), reportData(clock, lane))
-    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost(sql)), reportExport(clock, lane, 'csv'))
-    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost(sql)), reportExport(clock, lane, 'xlsx'))
+    .get('/v1/reports/:id/data', heavy('reports:data', dataCost), reportData(clock, lane))
+    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost), reportExport(clock, lane, 'csv'))
+    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost), reportExport(clock, lane, 'xlsx'))
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);

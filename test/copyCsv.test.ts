@@ -1,12 +1,12 @@
-// CSV records written from a binary COPY (src/report/export/copyCsv.ts) are byte for byte the records csvRecord writes
+// CSV records written from a binary COPY (src/report/formats/copyCsv.ts) are byte for byte the records csvRecord writes
 // from the same rows' cells: the same file whichever path an export takes.
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeTidied } from '../src/report/export/asciiBytes.ts';
-import { CopyCsv } from '../src/report/export/copyCsv.ts';
-import { copyCsvStatement } from '../src/report/export/copyStatement.ts';
-import { csvRecord } from '../src/report/export/csv.ts';
+import { writeTidied } from '../src/report/formats/asciiBytes.ts';
+import { CopyCsv } from '../src/report/formats/copyCsv.ts';
+import { copyCsvStatement } from '../src/report/formats/copyStatement.ts';
+import { csvRecord } from '../src/report/formats/csv.ts';
 import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { parseFormula } from '../src/report/formula.ts';
 import { inlined } from '../src/store/queries.ts';

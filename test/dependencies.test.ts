@@ -34,7 +34,7 @@ test("whatwg-node's Response keeps a text body as given, and a stream as its bod
   assert.is((new Response(null) as unknown as { bodyInit?: unknown }).bodyInit ?? null, null);
 });
 
-test("xlsx-write-stream's zip archive and row stream are where the XLSX export reaches for them (src/report/export/xlsx.ts)", () => {
+test("xlsx-write-stream's zip archive and row stream are where the XLSX export reaches for them (src/report/formats/xlsx.ts)", () => {
   const workbook = new XLSXTransformStream() as unknown as Record<string, Record<string, unknown>>;
   assert.type(workbook.zip?.finalize, 'function');
   assert.type(workbook.zip?.pause, 'function');

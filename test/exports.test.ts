@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readCsv } from '../src/cli/csv.ts';
-import { csvStream } from '../src/report/export/csv.ts';
-import { xlsxStream } from '../src/report/export/xlsx.ts';
+import { csvStream } from '../src/report/formats/csv.ts';
+import { xlsxStream } from '../src/report/formats/xlsx.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from '../src/store/exclusive.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';

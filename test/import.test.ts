@@ -165,6 +165,22 @@ it('generate makes synthetic data at scale with progress lines, and a re-run add
   assert.is(n.accounts, 2);
 });
 
+it('generate --currencies puts the accounts in each currency in turn, and refuses a bad list', async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Several currencies' });
+  const run = (currencies: string) =>
+    runCommand(['generate', '--org', org, '--accounts', '3', '--campaigns', '3', '--days', '2', '--currencies', currencies, '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {} });
+  for (const [list, message] of [['usd,EURO', /--currencies must list three-letter codes, got "EURO"/], ['USD,EUR,GBP,CHF', /more currencies than --accounts/]] as const) {
+    const bad = await run(list);
+    assert.is(bad.code, 2);
+    assert.match(bad.stderr, message);
+  }
+  assert.is((await t.db.sql`select count(*)::int as n from ad_accounts where organization_id = ${org}`)[0].n, 0, 'nothing written');
+  const out = await run('usd,EUR');
+  assert.is(out.code, 0, out.stderr);
+  const accounts = await t.db.sql`select name, currency from ad_accounts where organization_id = ${org} order by name`;
+  assert.equal(accounts.map((a) => a.currency), ['USD', 'EUR', 'USD']);
+});
+
 it('account connection sets the status, and refuses an unknown one', async ({ t, org }) => {
   const [account] = await t.db.sql`select id from ad_accounts where organization_id = ${org} limit 1`;
   const run = (status: string) => runCommand(['account', 'connection', '--account', account.id, '--status', status, '--json'], { sql: t.db.sql, now: 0, progress: () => {} });

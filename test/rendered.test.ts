@@ -1,13 +1,13 @@
-// Export rows rendered by PostgreSQL (src/report/export/rendered.ts) are byte for byte the rows the server writes from
+// Export rows rendered by PostgreSQL (src/report/formats/rendered.ts) are byte for byte the rows the server writes from
 // cells (exportFormats.ts): the same file whichever path an export takes.
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cellStyles } from '../src/report/export/sheetLayout.ts';
+import { cellStyles } from '../src/report/formats/sheetLayout.ts';
 import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
-import { renderedQuery, type RenderedFormat } from '../src/report/export/rendered.ts';
+import { renderedQuery, type RenderedFormat } from '../src/report/formats/rendered.ts';
 import type { Formula } from '../src/report/formula.ts';
-import { sheetRow } from '../src/report/export/sheetRow.ts';
+import { sheetRow } from '../src/report/formats/sheetRow.ts';
 import { testApp, type TestApp } from './support/app.ts';
 
 const it = suite<{ t: TestApp }>('export rows rendered by PostgreSQL');

@@ -8,8 +8,8 @@ import { bearer, cli, createClient, createOrg, getToken, tenant } from './suppor
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
 import { inlinedQueryText, query, queryText } from '../src/store/queries.ts';
-import { EXPORT_SETTINGS } from '../src/report/export/copyStatement.ts';
-import { groupingFile } from '../src/report/rows.ts';
+import { EXPORT_SETTINGS } from '../src/report/formats/copyStatement.ts';
+import { groupingFile } from '../src/report/query.ts';
 
 type Fixture = { t: TestApp; org: string; token: string; report: string; google: string; meta: string };
 const it = suite<Fixture>('report data on a known data set');

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sheetRow } from '../src/report/export/sheetRow.ts';
+import { sheetRow } from '../src/report/formats/sheetRow.ts';
 
 test('numbers are numeric cells, text inline strings, nulls empty; columns run A..Z, AA', () => {
   const values = ['a', 1.5, null, ...Array.from({ length: 24 }, (_, i) => i)];

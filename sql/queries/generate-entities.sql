@@ -1,9 +1,10 @@
--- Creates synthetic ad accounts ($2), campaigns ($3) and creatives ($4) for organization $1 in currency $5, named
--- "Generated ..." and keyed by their number so a re-run adds nothing twice; one in three creatives is a video.
+-- Creates synthetic ad accounts ($2), campaigns ($3) and creatives ($4) for organization $1, account n in currency
+-- $5[n mod the list's length], named "Generated ..." and keyed by their number so a re-run adds nothing twice; one in
+-- three creatives is a video.
 with accounts as (
   insert into ad_accounts (organization_id, platform, external_id, name, currency)
   select $1, (array['google-ads','meta-ads','linkedin-ads','microsoft-ads','tiktok-ads'])[1 + n % 5], 'gen-' || n,
-         'Generated account ' || lpad(n::text, 4, '0'), $5
+         'Generated account ' || lpad(n::text, 4, '0'), ($5::text[])[1 + (n - 1) % cardinality($5::text[])]
   from generate_series(1, $2::int) n
   on conflict (organization_id, platform, external_id) do update set name = excluded.name
   returning id, (substring(external_id from 5))::int as n

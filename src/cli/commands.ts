@@ -161,7 +161,7 @@ export const COMMANDS: Record<string, Command> = {
   },
   generate: {
     summary: 'generate synthetic data at scale, for trials and benchmarks',
-    usage: '--org ID --accounts N --campaigns N --days N [--creatives N]',
+    usage: '--org ID --accounts N --campaigns N --days N [--creatives N] [--currencies C,C]',
     example: 'readout generate --org 3f0c... --accounts 5 --campaigns 200 --days 400',
     run: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
   },

@@ -198,7 +198,7 @@ const count = (name: string, value: string, max: number) => {
 };
 
 export async function generate(sql: Sql, { flags }: Parsed, now: number, progress: (line: string) => void) {
-  const f = readFlags(flags, ['org', 'accounts', 'campaigns', 'days'], ['creatives']);
+  const f = readFlags(flags, ['org', 'accounts', 'campaigns', 'days'], ['creatives', 'currencies']);
   const org = uuidFlag('org', f.org);
   const accounts = count('accounts', f.accounts, 1000);
   const campaigns = count('campaigns', f.campaigns, 1_000_000);
@@ -206,10 +206,16 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   const days = count('days', f.days, 3650);
   if (campaigns < accounts) throw new UsageError('--campaigns must be at least --accounts');
   const { currency } = await requireOrganization(sql, org);
+  // Accounts in turn in each of --currencies (default: the organization's), for trying conversion at scale.
+  const currencies = (f.currencies ?? currency).split(',').map((c) => c.trim().toUpperCase());
+  const bad = currencies.find((c) => !/^[A-Z]{3}$/.test(c));
+  if (bad !== undefined || currencies.length > accounts) {
+    throw new UsageError(bad !== undefined ? `--currencies must list three-letter codes, got "${bad}"` : '--currencies lists more currencies than --accounts');
+  }
   const last = new Date(now - 86_400_000).toISOString().slice(0, 10);
   const first = new Date(now - days * 86_400_000).toISOString().slice(0, 10);
   progress(`generate: ${accounts} accounts, ${campaigns} campaigns, ${creatives} creatives`);
-  await query(sql, 'generate-entities', [org, accounts, campaigns, creatives, currency]);
+  await query(sql, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
   // One chunk of days at a time, each committed, so progress shows and memory stays flat.
   let rows = 0;
   const chunkDays = Math.max(1, Math.floor(200_000 / creatives));

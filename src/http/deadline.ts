@@ -7,7 +7,7 @@ export const requestTimeout = () =>
   new ApiError('request-timeout', 'The request hit its deadline and was cancelled. Retry with a shorter range, fewer ad accounts or a smaller page.');
 
 /**
- * Runs a query on the request's own connection (heavyLane.ts), which the deadline abandons, ending its backend on the
+ * Runs a query on the request's own connection (report/lane.ts), which the deadline abandons, ending its backend on the
  * server. The connection counts as idle again only once the answer has been read whole.
  */
 export async function beforeDeadline<T>(ctx: Context, lent: Lent, pending: PromiseLike<T>): Promise<T> {

@@ -1,13 +1,11 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
 import { readSql, type Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
-import type { HeavyLane } from '../billing/heavyLane.ts';
+import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
-import { csvStream } from '../report/export/csv.ts';
-import { xlsxStream } from '../report/export/xlsx.ts';
-import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
-import { dayRange, streamCells, streamCsv, streamSheetRows } from '../report/rows.ts';
-import { dataCost } from '../report/scope.ts';
+import { csvStream, streamCells, streamCsv } from '../report/formats/csv.ts';
+import { streamSheetRows, xlsxStream } from '../report/formats/xlsx.ts';
+import { dataCost, notModified, prepareData, type PreparedData } from '../report/request.ts';
+import { dayRange } from '../report/query.ts';
 import { respond } from '../http/respond.ts';
 import { streamedResponse } from '../http/streamed.ts';
 import { dataHeaders } from './reportData.ts';
@@ -24,14 +22,11 @@ function fileName(data: PreparedData, range: { from: string; to: string }, ext: 
 }
 
 /** DECISIONS §4: an export costs twice its data. */
-export const exportCost = (sql: Sql) => {
-  const cost = dataCost(sql);
-  return async (ctx: Context) => 2 * (await cost(ctx));
-};
+export const exportCost = (ctx: Context) => 2 * dataCost(ctx);
 
 export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
   return async function getReportExport(ctx: Context): Promise<Response> {
-    const data = await prepareData(readSql(ctx), ctx, ctx.plan!, format);
+    const data = await prepareData(ctx, ctx.plan!, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
     const names = await query<{ name: string; display_name: string }>(readSql(ctx), 'list-metric-display-names', [ctx.principal!.organizationId]);
     const lent = await lane.connection(ctx);

@@ -4,7 +4,7 @@ import type { PGliteOptions } from '@electric-sql/pglite';
 
 export type BundledFile = { name: string; text: string };
 
-/** xlsx-write-stream's template modules, whose `default` src/report/export/sheetLayout.ts replaces. */
+/** xlsx-write-stream's template modules, whose `default` src/report/formats/sheetLayout.ts replaces. */
 export type SheetTemplates = { styles: { default: string }; opening: { default: string } };
 
 export const bundled: {

@@ -3,7 +3,7 @@
 // A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
-// core. The text is byte for byte what exportFormats.ts writes from cells (test/rendered.test.ts), so the file is the
+// core. The text is byte for byte what sheetRow.ts and JSON.stringify write from cells (test/rendered.test.ts), so the file is the
 // same either way, custom metrics included (their formulas in SQL, metricSql). The data
 // endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
@@ -39,7 +39,7 @@ export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * The query that renders `source`'s rows, in its order, one `line` column a row. source: a grouping's query, whose
- * columns are the dimension keys and the sums. The middle level computes each metric once, as exportFormats.ts
+ * columns are the dimension keys and the sums. The middle level computes each metric once, as metrics.ts
  * would write it (tidied); `offset 0` keeps it a level of its own, so the outer formatting functions see plain columns
  * and PostgreSQL inlines them. For XLSX it also numbers the rows: the header is row 1. name: the source's, for
  * pg_stat_activity.

@@ -1,13 +1,15 @@
-// Checks a data request against its report and works out everything the answer depends on (DECISIONS §6).
+// A report data or export request, in two steps. Before the charge (whose cost is the ad accounts in scope, DECISIONS
+// §4), readReportRequest parses the query string and reads the report, from where its data will be read; after it,
+// prepareData checks the request against the report and works out everything the answer depends on (DECISIONS §6).
 import { createHash } from 'node:crypto';
 import type { Context } from '../http/context.ts';
-import type { Sql } from '../store/database.ts';
+import { readSql } from '../http/context.ts';
 import type { Plan } from '../billing/plans.ts';
 import { ApiError } from '../http/problem.ts';
 import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
-import { readDataParams, type DataParams, type Grouping } from './params.ts';
-import { accountsInScope, reportScope, type ReportScope } from './scope.ts';
+import { adAccountIdsForCost, readDataParams, type DataParams, type Grouping } from './params.ts';
+import { accountsInScope, readScope, type ReportScope } from './scope.ts';
 import type { IncomingRequest } from '../serve/types.ts';
 
 export type PreparedData = {
@@ -39,10 +41,53 @@ function weakEtag(parts: unknown): string {
   return `W/"${createHash('sha256').update(JSON.stringify(parts)).digest().subarray(0, 18).toString('base64url')}"`;
 }
 
-export async function prepareData(sql: Sql, ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
+/** What readReportRequest found: the parameters or their problem, and the report as this client may see it. */
+export type ReportRequest = {
+  /** Checked; or the problem they have, answered after the charge (DECISIONS §4's order). */
+  params: DataParams | ApiError;
+  /** undefined: no such report within reach; 'unread': the store did not answer (the charge will say so first). */
+  scope: ReportScope | undefined | 'unread';
+};
+
+/** The request's ReportRequest, which readReportRequest put on the context for the charge and the route. */
+function reportRequest(ctx: Context): ReportRequest {
+  if (!ctx.routeData) throw new Error(`${ctx.route}: no report request read (the pipeline reads it before the charge)`);
+  return ctx.routeData as ReportRequest;
+}
+
+/** Pipeline step: the query string parsed once, and the report read once, from the request's read source. */
+export async function readReportRequest(ctx: Context): Promise<void> {
+  let params: DataParams | ApiError;
+  try {
+    params = readDataParams(ctx);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    params = error;
+  }
+  let scope: ReportRequest['scope'];
+  try {
+    scope = await readScope(readSql(ctx), ctx);
+  } catch {
+    scope = 'unread';
+  }
+  ctx.routeData = { params, scope } satisfies ReportRequest;
+}
+
+/** DECISIONS §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
+export function dataCost(ctx: Context): number {
+  const { params, scope } = reportRequest(ctx);
+  if (scope === undefined || scope === 'unread') return 1;
+  const asked = params instanceof ApiError ? adAccountIdsForCost(ctx) : params.adAccountIds;
+  return Math.max(1, accountsInScope(scope, asked).length);
+}
+
+export async function prepareData(ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
   // Parameters that need no report first (400), then the report itself (404), then the rules it sets (400).
-  const params = readDataParams(ctx);
-  const scope = await reportScope(sql, ctx);
+  const request = reportRequest(ctx);
+  if (request.params instanceof ApiError) throw request.params;
+  const params = request.params;
+  // The store did not answer before the charge, and did since: read it now (an error now is the answer).
+  const scope = request.scope === 'unread' ? await readScope(readSql(ctx), ctx) : request.scope;
   if (!scope) throw notFound('report');
 
   const grouping = params.groupBy;

@@ -1,6 +1,6 @@
 // What an export file is made of, whatever its format (DECISIONS §7): the grouping's header, then batches of rows.
 import type { Grouping } from '../params.ts';
-import type { Cells } from '../rows.ts';
+import type { Cells } from '../query.ts';
 
 /**
  * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric

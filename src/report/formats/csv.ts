@@ -1,0 +1,123 @@
+// text/csv exports (RFC 4180, DECISIONS §7): a header of dimension keys then metric names, written as a stream; the
+// records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
+import { DIMENSION_KEYS } from '../dimensions.ts';
+import type { Context } from '../../http/context.ts';
+import { requestTimeout } from '../../http/deadline.ts';
+import { nextTurn } from '../../http/turn.ts';
+import type { Lent } from '../../store/exclusive.ts';
+import { inlined } from '../../store/queries.ts';
+import { batches, groupingQuery, groupingStatement, toCells, type Cells, type DayRange, type SumRow } from '../query.ts';
+import type { PreparedData } from '../request.ts';
+import { CopyCsv } from './copyCsv.ts';
+import { nextChunk, type CopyOut } from './copyOut.ts';
+import { copyCsvStatement } from './copyStatement.ts';
+import { NOTHING_TO_END, type Sheet, type StreamEnd } from './sheet.ts';
+
+/** RFC 4180 §2: quote a field holding a comma, quote, CR or LF; double its quotes. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** OWASP CSV injection: a text cell that a spreadsheet would run as a formula is prefixed with a quote. */
+const neutralised = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+
+/** One CSV record: text quoted where RFC 4180 needs it, numbers plainly, null as an empty cell. */
+export function csvRecord(cells: Cells, dimensions: number): string {
+  let line = '';
+  for (let i = 0; i < cells.length; i++) {
+    const value = cells[i];
+    if (i > 0) line += ',';
+    if (value === null || value === undefined) continue;
+    line += i < dimensions ? csvField(neutralised(String(value))) : String(value);
+  }
+  return `${line}\r\n`;
+}
+
+const encoder = new TextEncoder();
+
+/** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
+export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
+  const keys = DIMENSION_KEYS[sheet.grouping];
+  const iterator = sheet.rows[Symbol.asyncIterator]();
+  let header = true;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        if (header) {
+          header = false;
+          controller.enqueue(encoder.encode(`${[...keys, ...sheet.metrics].map(csvField).join(',')}\r\n`));
+          return;
+        }
+        const next = await iterator.next();
+        if (next.done) {
+          end.done();
+          controller.close();
+          return;
+        }
+        if (next.value instanceof Uint8Array) {
+          controller.enqueue(next.value);
+          return;
+        }
+        let text = '';
+        for (const cells of next.value) text += csvRecord(cells, keys.length);
+        controller.enqueue(encoder.encode(text));
+      } catch (error) {
+        end.done();
+        controller.error(error);
+      }
+    },
+    cancel() {
+      end.cancel();
+      void iterator.return?.(undefined)?.catch(() => {});
+    },
+  });
+}
+
+/**
+ * The rows as an export's cells, computed here: for a CSV export whose name filter must be bound (copyCsv's COPY
+ * takes no parameters), and for an answer with no ad account to read.
+ */
+export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Cells[]> {
+  if (data.accountIds.length === 0) return;
+  const keys = DIMENSION_KEYS[data.grouping];
+  for await (const batch of batches<SumRow>(ctx, lent, groupingQuery<SumRow>(lent.sql, data, range))) {
+    const cells = new Array<Cells>(batch.length);
+    for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
+    yield cells;
+  }
+}
+
+/**
+ * A CSV export's records: the grouping's query, sorted as asked, run as a binary COPY and written by CopyCsv; null
+ * when there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
+ * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor.
+ * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
+ * (BENCHMARKS.md, "CSV from a binary COPY").
+ */
+export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> | null {
+  if (data.params.nameFilter || data.accountIds.length === 0) return null;
+  const { file, text, params } = groupingStatement(data, range, data.oneCurrency);
+  const statement = copyCsvStatement(inlined(text, params), data.grouping, data.metrics, file);
+  const records = new CopyCsv(DIMENSION_KEYS[data.grouping], data.metrics);
+  return (async function* () {
+    lent.busy();
+    const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
+    // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
+    // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.
+    stream.on('error', () => {});
+    for (let chunk = await nextChunk(stream); chunk !== null; chunk = await nextChunk(stream)) {
+      // A COPY the client is slow to read waits on its socket: the deadline is checked here too.
+      if (ctx.deadline.aborted) throw requestTimeout();
+      const written = records.push(chunk);
+      ctx.rowsSent = records.rows;
+      if (written.length > 0) yield written;
+      await nextTurn();
+    }
+    if (!records.done) throw new Error('the COPY ended before its last row');
+    // postgres.js pauses the connection's socket when a COPY's stream is full and resumes it only when the stream is
+    // read again: if the last rows filled it, the socket would stay paused and the next query never hear its answer
+    // (porsager/postgres#499, #1016). The COPY is over, so the socket is resumed and the connection is idle again.
+    lent.resume();
+    lent.finished();
+  })();
+}
