@@ -67,6 +67,11 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   direct: Direct;
   /** Ends what the app holds in the store's name (quota leases); call it before the database closes. */
   close(): Promise<void>;
+  /**
+   * Reads what verifying a token needs (signing keys, issuers, revoked clients), so a process answers a sibling's
+   * token from its first request on (DECISIONS §9). What the store does not give now is read on demand as before.
+   */
+  warm(): Promise<void>;
   /** The answer to a request HTTP could not parse, for adapters whose parser refuses some (Node's). */
   refuse: (why: Malformed, method: string, path: string) => DirectAnswer;
 };
@@ -100,8 +105,9 @@ export function createApp(deps: AppDeps): App {
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
   // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
-  const issuers = tokenIssuers(sql, config.baseUrl, clock);
-  const withPrincipal = authenticate(tokenVerifier(keys, issuers), revocations(sql, clock), clock);
+  const issuers = tokenIssuers(sql, config.baseUrl);
+  const revoked = revocations(sql, clock);
+  const withPrincipal = authenticate(tokenVerifier(keys, issuers), revoked, clock);
   const withPlan = requirePlan(plans);
   const charged = (cost: Cost) =>
     function withCharge(ctx: Context) {
@@ -230,6 +236,9 @@ export function createApp(deps: AppDeps): App {
     refuse,
     routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]),
     direct,
+    async warm() {
+      await Promise.allSettled([keys.load(), issuers.load(), revoked.load()]);
+    },
     async close() {
       await meter.close();
       if (!deps.heavy) await exclusive.close();

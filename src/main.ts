@@ -119,7 +119,10 @@ const server = await step(
 if (config.port === 0 && !process.env.BASE_URL) config = { ...loadConfig({ ...process.env, PORT: new URL(server.url).port }), poolMode: database.poolMode };
 const counts = config.metricsPort === undefined ? undefined : createMetrics();
 const metricsServer = counts && (await step(() => serveMetrics(counts.registry, config.metricsPort!, config.host), (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT')));
-app = createApp({ sql: database.sql, config, metrics: counts });
+const created = createApp({ sql: database.sql, config, metrics: counts });
+// Requests that arrive meanwhile, health's included, wait for it: a sibling's token is never refused for want of a key.
+await created.warm();
+app = created;
 appReady(app);
 note('listening', {
   url: server.url,

@@ -47,6 +47,42 @@ it('a client revoked through `readout client revoke` is refused by two servers w
   }
 });
 
+it("a process just started accepts a sibling's tokens from its first request: 50 at once, five times, and after idling", async () => {
+  const t = await testApp();
+  const servers: RunningServer[] = [];
+  try {
+    const org = await createOrg(t.db.sql);
+    const client = await createClient(t.db.sql, org);
+    const first = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://first.readout.test', DEMO: 'off' });
+    servers.push(first);
+    const token = await tokenFrom(first, client);
+    const burst = async (server: RunningServer, bearer: string) => {
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, () => fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${bearer}` } }).then(async (r) => (await r.arrayBuffer(), r.status))),
+      );
+      return statuses.filter((status) => status !== 200).length;
+    };
+    for (let round = 1; round <= 5; round++) {
+      // Each with a BASE_URL of its own: it signs as another issuer, and must look up the first's.
+      const fresh = await startServer({ DATABASE_URL: t.db.url, BASE_URL: `http://fresh-${round}.readout.test`, DEMO: 'off' });
+      servers.push(fresh);
+      assert.is((await fetch(`${fresh.url}/v1/health`)).status, 200);
+      assert.is(await burst(fresh, token), 0, `round ${round}: refused by the fresh process`);
+      // A process started after this one read the issuers signs as one it has not seen: looked up once, for all 50.
+      const later = await startServer({ DATABASE_URL: t.db.url, BASE_URL: `http://later-${round}.readout.test`, DEMO: 'off' });
+      servers.push(later);
+      assert.is(await burst(fresh, await tokenFrom(later, client)), 0, `round ${round}: a newer sibling's token refused`);
+      if (round < 5) for (const server of servers.splice(1)) await server.stop();
+    }
+    // Idle past every refresh interval (revocations 1 s, signing keys 0.1 s).
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.is(await burst(servers[1], token), 0, 'refused after idling');
+  } finally {
+    for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
 it('two servers on different ports over one database, with no BASE_URL set, accept each other\'s tokens', async () => {
   const t = await testApp();
   const servers: RunningServer[] = [];

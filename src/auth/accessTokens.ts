@@ -70,7 +70,6 @@ export async function issueAccessToken(
 }
 
 const CACHE_LIMIT = 10_000;
-const ISSUERS_RELOAD_MS = 1000;
 
 /**
  * The issuers this process accepts: its own BASE_URL, and every one another process over the same database signs
@@ -81,13 +80,24 @@ export type TokenIssuers = {
   own: string;
   /** Records the own issuer in the store, once per process, before its first token is signed. */
   register(): Promise<void>;
+  /** Reads the issuers the store knows; at start, before the process answers. */
+  load(): Promise<void>;
   accepts(issuer: string): Promise<boolean>;
 };
 
-export function tokenIssuers(sql: Sql, own: string, clock: () => number): TokenIssuers {
+export function tokenIssuers(sql: Sql, own: string): TokenIssuers {
   let registered: Promise<void> | undefined;
   let known = new Set<string>();
-  let loadedAt = -Infinity;
+  let loading: Promise<void> | undefined;
+  // One read at a time, shared by every request waiting on it.
+  const load = () =>
+    (loading ??= query<{ issuer: string }>(sql, 'list-token-issuers')
+      .then((rows) => {
+        known = new Set(rows.map((row) => row.issuer));
+      })
+      .finally(() => {
+        loading = undefined;
+      }));
   return {
     own,
     register() {
@@ -100,11 +110,17 @@ export function tokenIssuers(sql: Sql, own: string, clock: () => number): TokenI
       );
       return registered;
     },
+    load,
+    /**
+     * An issuer not known yet is looked up before the token is refused (DECISIONS §9: a process started a moment ago
+     * signs as one): a read already under way is waited for, then one more read is made. Only a token whose signature
+     * held gets here, so nobody without a signing key can make this process read.
+     */
     async accepts(issuer) {
       if (issuer === own || known.has(issuer)) return true;
-      if (clock() - loadedAt < ISSUERS_RELOAD_MS) return false;
-      loadedAt = clock();
-      known = new Set((await query<{ issuer: string }>(sql, 'list-token-issuers')).map((row) => row.issuer));
+      if (loading) await loading.catch(() => {});
+      if (known.has(issuer)) return true;
+      await load();
       return known.has(issuer);
     },
   };

@@ -11,6 +11,8 @@ const READ_TIMEOUT_MS = 1000;
 export type Revocations = {
   /** True when revoked; undefined when the store cannot tell. At once while the list is fresh enough. */
   isRevoked(clientId: string): boolean | undefined | Promise<boolean | undefined>;
+  /** Reads the list; at start, before the process answers. */
+  load(): Promise<boolean>;
 };
 
 export function revocations(sql: Sql, clock: () => number): Revocations {
@@ -35,6 +37,7 @@ export function revocations(sql: Sql, clock: () => number): Revocations {
     })());
 
   return {
+    load: refresh,
     isRevoked(clientId) {
       const age = clock() - readAt;
       if (age >= MAX_AGE_MS) return refresh().then((read) => (read ? revoked.has(clientId) : undefined));

@@ -5,13 +5,19 @@ import { newKeyId, newSigningSecret } from './secrets.ts';
 
 type Key = { kid: string; secret: Uint8Array };
 
-const RELOAD_INTERVAL_MS = 1000;
+/** An unknown key id reads the table again only when the last read began this long ago: anyone can send one. */
+const RELOAD_INTERVAL_MS = 100;
 
 export type SigningKeys = {
   /** The newest key; creates the first one on a fresh database. */
   current(): Promise<Key>;
-  /** A key by id; an unknown id reloads the table (at most once a second) before giving up. */
+  /**
+   * A key by id. An unknown id waits for a read under way, or reads the table again (at most every
+   * RELOAD_INTERVAL_MS, one read shared by every request), before giving up.
+   */
   find(kid: string): Promise<Key | undefined>;
+  /** Reads the keys (making the first on a fresh database); at start, before the process answers. */
+  load(): Promise<void>;
 };
 
 export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
@@ -21,6 +27,7 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
 
   const load = () =>
     (loading ??= (async () => {
+      loadedAt = clock();
       try {
         let rows = await query<{ kid: string; secret: Uint8Array }>(sql, 'list-signing-keys');
         if (rows.length === 0) {
@@ -28,7 +35,6 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
           rows = await query(sql, 'list-signing-keys');
         }
         keys = rows.map((row) => ({ kid: row.kid, secret: new Uint8Array(row.secret) }));
-        loadedAt = clock();
       } finally {
         loading = undefined;
       }
@@ -39,13 +45,13 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
       if (keys.length === 0) await load();
       return keys[0];
     },
+    load,
     async find(kid) {
-      let key = keys.find((k) => k.kid === kid);
-      if (!key && clock() - loadedAt >= RELOAD_INTERVAL_MS) {
-        await load();
-        key = keys.find((k) => k.kid === kid);
-      }
-      return key;
+      const known = keys.find((k) => k.kid === kid);
+      if (known) return known;
+      if (loading) await loading.catch(() => {});
+      else if (clock() - loadedAt >= RELOAD_INTERVAL_MS) await load();
+      return keys.find((k) => k.kid === kid);
     },
   };
 }
