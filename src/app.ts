@@ -222,8 +222,9 @@ export function createApp(deps: AppDeps): App {
     // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
     if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
     else clearTimeout(timer);
-    // Spec §4.5: a 304 refunds its charge; so does a 429 past the per-client limit of heavy requests (DECISIONS §13).
-    if (response.status === 304 || ctx.refundCharge) await meter.refund(ctx);
+    // Spec §4.5: a 304 refunds its charge; so does every 5xx, the service's failure (DECISIONS §4), and a 429 past the
+    // per-client limit of heavy requests (DECISIONS §13). The answer's RateLimit header shows the refunded standing.
+    if (response.status === 304 || response.status >= 500 || ctx.refundCharge) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
     if (!ctx.streaming) ctx.done();
     logRequest(ctx.requestMethod, ctx.path, response.status, startedAt, clock() - startedAt, ctx.trace, ctx.log);
