@@ -257,6 +257,8 @@ async function dataSet(
     [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics) values
       (${org.id}, ${name}, 'standard', ${money.reportCurrency ?? 'USD'}, ${['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpc', 'cpa', 'roas']}) returning id`;
     await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org.id}`;
+    // A report in a new currency built its converted rollups (migration 019): analysed, as `readout apply` leaves them.
+    await sql`analyze`;
   }
   await sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
     values (${org.id}, 'engagement', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100') on conflict do nothing`;

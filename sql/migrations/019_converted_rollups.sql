@@ -256,6 +256,8 @@ create trigger converted_rollups_report_currency after insert or update of curre
 insert into converted_currencies (organization_id, currency) select distinct organization_id, currency from reports;
 select rebuild_converted_rollups(array_agg(ad_account_id), array_agg(month), null)
 from (select distinct ad_account_id, month from facts_campaign_monthly) t;
+-- With their statistics: planned as empty tables, the first reads took the wrong plans (BENCHMARKS.md).
+analyze converted_currencies, facts_monthly_converted, facts_campaign_monthly_converted, facts_campaign_daily_converted;
 
 -- report_campaign_facts (008) with a third source: accounts in another currency are read from the converted
 -- rollups (whole months from the monthly one, the range's edge days from the daily one) when their organization has
