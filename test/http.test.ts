@@ -35,17 +35,21 @@ const problemOf = (text: string) => {
   return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: JSON.parse(body) };
 };
 
-it('a URL or a header over 16 KB: 431 invalid-parameter problem document, connection closed', async ({ server }) => {
-  for (const request of [
-    `GET /v1/reports?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
-    `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
-  ]) {
+it('a URL, one header or many headers over 16 KB: 400 invalid-parameter naming what was too long, connection closed', async ({ server }) => {
+  const many = Array.from({ length: 400 }, (_, i) => `X-Header-${i}: ${'c'.repeat(50)}\r\n`).join('');
+  for (const [request, named] of [
+    [`GET /v1/reports?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, /request line/],
+    [`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, /header section/],
+    [`GET /v1/me HTTP/1.1\r\nHost: x\r\n${many}\r\n`, /header section/],
+  ] as const) {
     const { text, closed } = await exchange(server, request);
     const problem = problemOf(text);
-    assert.is(problem.status, 431);
+    // DECISIONS §8: the type's own status, never 414 or 431.
+    assert.is(problem.status, 400);
     assert.match(problem.head, /content-type: application\/problem\+json/i);
     assert.ok(problem.body.type.endsWith('/invalid-parameter'));
-    assert.is(problem.body.status, 431);
+    assert.is(problem.body.status, 400);
+    assert.match(problem.body.detail, named);
     assert.ok(closed, 'the connection is closed');
   }
 });

@@ -6,9 +6,10 @@ import { skipped } from './support/skip.ts';
 import type { ReservedSql } from 'postgres';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
-import { createClient, createOrg, tenant } from './support/fixtures.ts';
+import { cli, createClient, createOrg, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
-import { run, startServer, tokenFrom, type RunningServer } from './support/server.ts';
+import { command, run, startServer, tokenFrom, type RunningServer } from './support/server.ts';
+import { spawn } from 'node:child_process';
 
 const it = suite('processes');
 
@@ -79,6 +80,45 @@ it("a process just started accepts a sibling's tokens from its first request: 50
     assert.is(await burst(servers[1], token), 0, 'refused after idling');
   } finally {
     for (const server of servers) await server.stop();
+    await t.close();
+  }
+});
+
+it('generate killed mid-run leaves nothing of itself behind: no accounts, campaigns or creatives without their facts', async () => {
+  const t = await testApp();
+  try {
+    const org = await createOrg(t.db.sql);
+    const counts = async () =>
+      (await t.db.sql`select (select count(*)::int from ad_accounts where organization_id = ${org}) as accounts,
+        (select count(*)::int from campaigns where organization_id = ${org}) as campaigns,
+        (select count(*)::int from creatives where organization_id = ${org}) as creatives,
+        (select count(*)::int from facts where organization_id = ${org}) as facts`)[0];
+    const before = await counts();
+    const [cmd, base] = command('node', 'src/cli.ts');
+    const child = spawn(cmd, [...base, 'generate', '--org', org, '--accounts', '3', '--campaigns', '30', '--creatives', '4000', '--days', '300'], {
+      env: { ...process.env, DATABASE_URL: t.db.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    // Killed once its first days of facts are in: the accounts, campaigns and creatives went in before them.
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      const timer = setTimeout(() => reject(new Error(`no progress in 60 s: ${err}`)), 60_000);
+      child.stderr!.on('data', (chunk) => {
+        err += chunk;
+        if (/generate: \d+\/300 days/.test(err)) (clearTimeout(timer), resolve());
+      });
+    });
+    child.kill('SIGKILL');
+    await exited;
+    // The database ends the dead client's transaction; a moment for it to notice the socket closed.
+    let after = await counts();
+    for (let i = 0; i < 50 && JSON.stringify(after) !== JSON.stringify(before); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await counts();
+    }
+    assert.equal(after, before);
+  } finally {
     await t.close();
   }
 });
@@ -163,6 +203,49 @@ it('a client that goes away mid-download stops its query, through the real serve
     while ((await running()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     assert.is(await running(), 0, 'the query is cancelled');
   });
+});
+
+it('clients that give up before the first byte free their places and connections at once, not at the deadline', async () => {
+  if (skipped(!onPostgres, 'processes', 'clients that give up before the first byte', 'needs PostgreSQL: the embedded database runs one query at a time, so none can be held behind a lock')) return;
+  const t = await testApp();
+  let server: RunningServer | undefined;
+  const blocker = await t.db.sql.reserve();
+  try {
+    const { org, client } = await tenant(t);
+    // An answer of more than one batch (5,000 rows), so it is streamed rather than sent whole.
+    await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '10', '--creatives', '12000', '--days', '1'], t.clock.now);
+    const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics) values (${org}, 'Big', 'standard', 'USD', ${['clicks']}) returning id`;
+    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+    const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
+    server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', REQUEST_DEADLINE_MS: '60000', HEAVY_PER_CLIENT: '4', HEAVY_CONNECTIONS: '2' });
+    const headers = { authorization: `Bearer ${await tokenFrom(server, client)}` };
+    const data = `${server.url}/v1/reports/${report.id}/data?dateFrom=${day}&dateTo=${day}&groupBy=creative`;
+    await blocker`begin`;
+    await blocker.unsafe(LOCK_FACTS);
+    // More than the client's four places and the server's two connections, each given up while its query waits.
+    for (let i = 0; i < 5; i++) {
+      const gone = new AbortController();
+      const pending = fetch(data, { headers, signal: gone.signal }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 150));
+      gone.abort();
+      await pending;
+    }
+    await blocker`rollback`;
+    // Their answers find nobody to take them, and give their places back then.
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      const res = await fetch(data, { headers, signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+      status = res?.status ?? 0;
+      await res?.arrayBuffer();
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.is(status, 200, 'answered within 10 s, the deadline being 60 s');
+  } finally {
+    await blocker`rollback`.catch(() => {});
+    blocker.release();
+    await server?.stop();
+    await t.close();
+  }
 });
 
 it('the Node server takes a target in absolute form (RFC 9112 §3.2.2), ignores a strange Host, and answers HEAD with headers only', async () => {

@@ -215,18 +215,22 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   const last = new Date(now - 86_400_000).toISOString().slice(0, 10);
   const first = new Date(now - days * 86_400_000).toISOString().slice(0, 10);
   progress(`generate: ${accounts} accounts, ${campaigns} campaigns, ${creatives} creatives`);
-  await query(sql, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
-  // One chunk of days at a time, each committed, so progress shows and memory stays flat.
-  let rows = 0;
-  const chunkDays = Math.max(1, Math.floor(200_000 / creatives));
-  for (let start = 0; start < days; start += chunkDays) {
-    const from = new Date(Date.parse(first) + start * 86_400_000).toISOString().slice(0, 10);
-    const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last))).toISOString().slice(0, 10);
-    const [out] = await query<{ rows: number }>(sql, 'generate-facts', [org, from, to]);
-    rows += out.rows;
-    progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${rows} fact rows`);
-  }
-  await query(sql, 'mark-organization-fetched', [org, new Date(now)]);
+  // One transaction: a run stopped half-way (killed, the database gone) leaves nothing of itself behind, not accounts
+  // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays flat.
+  const rows = await transaction(sql, async (tx) => {
+    await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
+    let written = 0;
+    const chunkDays = Math.max(1, Math.floor(200_000 / creatives));
+    for (let start = 0; start < days; start += chunkDays) {
+      const from = new Date(Date.parse(first) + start * 86_400_000).toISOString().slice(0, 10);
+      const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last))).toISOString().slice(0, 10);
+      const [out] = await query<{ rows: number }>(tx, 'generate-facts', [org, from, to]);
+      written += out.rows;
+      progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${written} fact rows`);
+    }
+    await query(tx, 'mark-organization-fetched', [org, new Date(now)]);
+    return written;
+  });
   await query(sql, 'analyze-facts');
   return result({ rows }, `${rows} fact rows generated for ${org}`);
 }

@@ -34,7 +34,9 @@ export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps
 
 function refusal(why: Malformed, method: string, path: string): ApiError {
   const named = method.slice(0, 32);
-  if (why === 'too-large') return new ApiError('invalid-parameter', 'The request line or header section is larger than the 16 KB this server reads.', { status: 431 });
+  // DECISIONS §8: 400, the type's own status, not 414 or 431, which invalid-parameter does not carry.
+  if (why === 'url-too-long') return new ApiError('invalid-parameter', 'The request line (the URL) is longer than the 16 KB this server reads.');
+  if (why === 'headers-too-large') return new ApiError('invalid-parameter', 'The header section is larger than the 16 KB this server reads.');
   if (why === 'broken') return new ApiError('invalid-parameter', 'The request is not well-formed HTTP/1.1.');
   if (path === '/api/connect/token') {
     return new ApiError('invalid-parameter', `${named} is not allowed here; the token endpoint answers POST only.`, { status: 405, headers: { allow: 'POST' } });

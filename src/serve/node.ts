@@ -5,7 +5,7 @@ import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
 import { useResponseClass } from '../http/respond.ts';
-import type { Handler, IncomingRequest, Serve } from './types.ts';
+import type { Handler, IncomingRequest, Malformed, Serve } from './types.ts';
 
 /**
  * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
@@ -61,9 +61,13 @@ type TextBody = { bodyType?: string; bodyInit?: unknown };
  */
 function guardStream(body: ReadableStream<Uint8Array>, res: ServerResponse): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  res.once('close', () => {
+  const gone = () => {
     if (!res.writableFinished) reader.cancel().catch(() => {});
-  });
+  };
+  // A client that went away while the answer was being prepared closed the response before this was listening: its
+  // 'close' has been and gone, and the source would hold its connection and the client's place until the deadline.
+  if (res.destroyed || res.socket === null || res.socket.destroyed) gone();
+  else res.once('close', gone);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -110,7 +114,13 @@ function requestLine(raw: Buffer | undefined): { method: string; path: string } 
   return line ? { method: line[1], path: line[2].split('?')[0] } : { method: '', path: '' };
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed' };
+
+/** What overflowed the parser (16 KB): the request line, when its end is not within the limit, else the headers. */
+function tooLarge(raw: Buffer | undefined): Malformed {
+  const end = raw?.indexOf('\n') ?? -1;
+  return end >= 0 && end < 16 * 1024 ? 'headers-too-large' : 'url-too-long';
+}
 
 export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
@@ -134,7 +144,7 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
     if (!refuse || !socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_CLOSED_CONNECTION') return void socket.destroy();
     const { method, path } = requestLine(error.rawPacket);
     // A method the parser does not know, on a request line that is otherwise one: anything else is just broken.
-    const why = error.code === 'HPE_HEADER_OVERFLOW' ? 'too-large' : error.code === 'HPE_INVALID_METHOD' && path ? 'unknown-method' : 'broken';
+    const why = error.code === 'HPE_HEADER_OVERFLOW' ? tooLarge(error.rawPacket) : error.code === 'HPE_INVALID_METHOD' && path ? 'unknown-method' : 'broken';
     const answer = refuse(why, method, path);
     if (!answer) return void socket.destroy();
     const headers: string[] = [];

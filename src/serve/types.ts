@@ -33,8 +33,8 @@ export type DirectAnswer = { status: number; headers: readonly string[]; body: s
 /** Undefined whenever the Fetch handler must answer. */
 export type Direct = (method: string, url: string, traceparent: string | undefined) => DirectAnswer | undefined;
 
-/** What HTTP itself could not parse: headers or URL too large, a method it does not know, anything else broken. */
-export type Malformed = 'too-large' | 'unknown-method' | 'broken';
+/** What HTTP itself could not parse: the URL or the headers too large, a method it does not know, anything else broken. */
+export type Malformed = 'url-too-long' | 'headers-too-large' | 'unknown-method' | 'broken';
 
 /** The answer to a request the HTTP parser refused, from whatever of its first line could be read; none yet at start. */
 export type Refuse = (why: Malformed, method: string, path: string) => DirectAnswer | undefined;
