@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import fc from 'fast-check';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, createClient, createOrg, getToken, type Client } from './support/fixtures.ts';
@@ -35,6 +36,51 @@ async function expectInvalidToken(t: TestApp, init: RequestInit) {
   assert.is(body.type, 'http://readout.test/problems/invalid-token');
   return { ...body, traceId: undefined };
 }
+
+it('a token spelt any other way than canonical base64url is invalid-token; the original still reads /v1/me', async ({ t, token }) => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const segments = token.split('.');
+  // Mutations that leave the bytes a lenient decoder reads unchanged, or nearly: each must still be refused.
+  const mutation = fc.oneof(
+    fc.record({ kind: fc.constant('pad' as const), segment: fc.nat(2), pad: fc.constantFrom('=', '==', '===') }),
+    fc.record({ kind: fc.constant('foreign' as const), segment: fc.nat(2), at: fc.nat(), char: fc.constantFrom('+', '/', '=', '%', '!', '*', 'é') }),
+    fc.record({ kind: fc.constant('extra bits' as const), segment: fc.nat(2), bits: fc.integer({ min: 1, max: 15 }) }),
+    fc.record({ kind: fc.constant('segments' as const), extra: fc.constantFrom('.', '..', '.x', '') }),
+  );
+  const mutate = (m: Record<string, unknown>): string | undefined => {
+    const parts = [...segments];
+    const i = (m.segment as number) ?? 0;
+    if (m.kind === 'pad') parts[i] += m.pad;
+    else if (m.kind === 'foreign') {
+      const at = (m.at as number) % (parts[i].length + 1);
+      parts[i] = parts[i].slice(0, at) + m.char + parts[i].slice(at);
+    } else if (m.kind === 'extra bits') {
+      // Only a segment whose length leaves spare bits (not a multiple of four) can carry them.
+      const rest = parts[i].length % 4;
+      if (rest === 0) return undefined;
+      const last = alphabet.indexOf(parts[i].at(-1)!);
+      const spare = rest === 2 ? 0x0f : 0x03;
+      const changed = last | ((m.bits as number) & spare);
+      if (changed === last) return undefined;
+      parts[i] = parts[i].slice(0, -1) + alphabet[changed];
+    } else return m.extra === '' ? parts.slice(0, 2).join('.') : parts.join('.') + m.extra;
+    return parts.join('.');
+  };
+  let refused = 0;
+  await fc.assert(
+    fc.asyncProperty(mutation, async (m) => {
+      const mutated = mutate(m as Record<string, unknown>);
+      if (mutated === undefined || mutated === token) return;
+      const res = await t.fetch('/v1/me', { headers: { authorization: `Bearer ${mutated}` } });
+      await res.arrayBuffer();
+      assert.is(res.status, 401, `${(m as { kind: string }).kind}: ${mutated.slice(-12)}`);
+      refused++;
+    }),
+    { numRuns: 120 },
+  );
+  assert.ok(refused > 60, `${refused} mutations refused`);
+  assert.is((await t.fetch('/v1/me', bearer(token))).status, 200, 'the original');
+});
 
 it('a valid token reads /v1/me', async ({ t, token, client, org }) => {
   const res = await t.fetch('/v1/me', bearer(token));

@@ -128,6 +128,27 @@ export function tokenIssuers(sql: Sql, own: string): TokenIssuers {
 
 export type TokenVerifier = (token: string, now: number) => Promise<Principal | undefined>;
 
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * RFC 7515 §2 and §7.1: a compact JWS is three base64url segments without padding. Canonical only (DECISIONS §9):
+ * no padding, nothing outside the alphabet, and no bits set past the last whole byte, so one token has one spelling.
+ * Decoders forgive all three, and a token with `=` appended to its signature was accepted.
+ */
+export function isCanonicalCompact(token: string): boolean {
+  const segments = token.split('.');
+  if (segments.length !== 3) return false;
+  for (const segment of segments) {
+    if (!SEGMENT.test(segment)) return false;
+    const rest = segment.length % 4;
+    if (rest === 1) return false;
+    // The last character of 2 (or 3) characters carries 4 (or 2) bits that belong to no byte: they must be 0.
+    if (rest > 0 && (BASE64URL.indexOf(segment[segment.length - 1]) & (rest === 2 ? 0x0f : 0x03)) !== 0) return false;
+  }
+  return true;
+}
+
 /**
  * Verifies a bearer token; undefined for any failure, never saying which (spec §5 rule 6).
  * Verified tokens are cached until they expire: the signature cannot change, and revocation is checked apart.
@@ -142,6 +163,7 @@ export function tokenVerifier(keys: SigningKeys, issuers: TokenIssuers): TokenVe
       cache.delete(token);
       return undefined;
     }
+    if (!isCanonicalCompact(token)) return undefined;
     let principal: Principal;
     try {
       const { kid } = decodeProtectedHeader(token);
