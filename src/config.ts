@@ -7,9 +7,11 @@ const positive = (what: string) =>
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http(s) URL'));
 
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'));
+// An empty entry (",,", a trailing comma) is a mistake in the list, never a standby fewer: refused at start.
 const postgresUrls = v.pipe(
   v.string(),
-  v.transform((list) => list.split(',').map((url) => url.trim()).filter(Boolean)),
+  v.transform((list) => list.split(',').map((url) => url.trim())),
+  v.check((urls) => !urls.includes(''), 'must not hold an empty entry (two commas together, or one at an end)'),
   v.check((urls) => urls.every((url) => /^postgres(ql)?:\/\/./.test(url)), 'must be postgres:// URLs separated by commas'),
 );
 

@@ -77,12 +77,24 @@ test('the server refuses a bad value with one line on stderr and exit 2', () => 
 });
 
 test('standbys and the migration URL: a list of postgres URLs, a primary required, migrations on DATABASE_URL unless set', () => {
-  const config = loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x, postgres://s2/x,', REPLICA_MAX_LAG_MS: '250' });
+  const config = loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x, postgres://s2/x', REPLICA_MAX_LAG_MS: '250' });
   assert.equal([config.replicaUrls, config.replicaMaxLagMs, config.migrationDatabaseUrl], [['postgres://s1/x', 'postgres://s2/x'], 250, 'postgres://p/x']);
   assert.is(loadConfig({ DATABASE_URL: 'postgres://pooler/x', MIGRATION_DATABASE_URL: 'postgres://p/x' }).migrationDatabaseUrl, 'postgres://p/x');
   assert.throws(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://s1/x' }), (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS needs DATABASE_URL/.test(e.message));
   assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x,mysql://s2' }), (e: Error) => /DATABASE_REPLICA_URLS=.* must be postgres:\/\/ URLs separated by commas/.test(e.message));
   assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', REPLICA_MAX_LAG_MS: '0' }), (e: Error) => /REPLICA_MAX_LAG_MS/.test(e.message));
+  // An empty entry is a mistake in the list, never a standby fewer.
+  for (const list of [',,', 'postgres://s1/x,', ',postgres://s1/x', 'postgres://s1/x,,postgres://s2/x', ' , ']) {
+    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: list }), (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS=.* must not hold an empty entry/.test(e.message), list);
+  }
+});
+
+test('DATABASE_REPLICA_URLS=",," stops the server with one line on stderr and exit 2', () => {
+  const result = runSync('node', 'src/main.ts', [], { DATABASE_URL: 'postgres://127.0.0.1:1/x', DATABASE_REPLICA_URLS: ',,' });
+  assert.is(result.status, 2);
+  const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+  assert.equal(lines.length, 1, result.stderr);
+  assert.match(lines[0], /DATABASE_REPLICA_URLS/);
 });
 
 test('DATABASE_POOL_MODE: auto, session or transaction; an explicit MIGRATION_DATABASE_URL is direct unless auto', () => {
