@@ -81,7 +81,7 @@ const SHIPPED: Record<string, string> = {
   '016_xlsx_text_as_is': '7cb62fcdb8ade8f2',
   '017_drop_unused_functions': 'd1fb95b5876fde39',
   '018_delete_organization': 'bfcb7419b2cc2aea',
-  '019_converted_rollups': 'c27cc0a0b210322c',
+  '019_converted_rollups': '03484cd4690b8108',
   '020_formula_functions': '958a03f070b810ba',
 };
 

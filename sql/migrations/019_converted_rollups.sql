@@ -1,6 +1,6 @@
 -- 019: money in another currency read at rollup speed (DECISIONS §5, §11). A report whose ad accounts keep their
--- money in another currency read every day of every fact through a per-day rate: 140-230x slower than the same
--- report in the accounts' currency (BENCHMARKS.md). Each organization's report currencies now keep monthly rollups
+-- money in another currency read every day of every fact through a per-day rate, two orders of magnitude slower than
+-- the same report in the accounts' currency (BENCHMARKS.md). Each organization's report currencies now keep monthly rollups
 -- of their own, converted at each day's rate, so whole months are read as for a report in the accounts' currency;
 -- only the days at the range's edges are converted as they are read. Triggers on facts, rates and reports keep them
 -- exact; a read that finds no converted rollup for its currency converts every day, as before, never a wrong sum.
