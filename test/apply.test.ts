@@ -3,8 +3,8 @@
 // kind of bad file is refused with its places and nothing written; re-apply, dry run, prune, round trip, ETags.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { runCommand } from '../src/cli/run.ts';
@@ -295,6 +295,49 @@ it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep 
   const dangling = await apply(t, org, JSON.stringify(smaller), '--prune');
   assert.is(dangling.code, 2);
   assert.match(dangling.stderr, /reports\[0\]\.metrics\[0\]: unknown metric "cost_per_view"/);
+});
+
+it('hostile files are refused whole in one line naming the file, exit 2, nothing written: an alias bomb, past 1 MB, past 10,000 entries', async ({ t, org }) => {
+  const before = await snapshot(t, org);
+  const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((name, i) => `${name}: &${name} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`), 'reports: *h'].join('\n');
+  const oversized = `adAccounts:\n${'  - { platform: meta-ads, externalId: "act", name: "A very long account name to fill the file" }\n'.repeat(14_000)}`;
+  const many = `adAccounts:\n${Array.from({ length: 10_001 }, (_, i) => `  - {platform: meta-ads, externalId: a${i}}`).join('\n')}\n`;
+  for (const [source, message] of [
+    [bomb, /^readout: readout\.yaml: not applied: its aliases expand past 100 uses of one node .*; nothing written$/],
+    [oversized, /^readout: readout\.yaml: not applied: the file holds 1\.\d MB, more than the 1 MB apply reads; .*nothing written$/],
+    [many, /^readout: readout\.yaml:2: not applied: adAccounts: more than 10,000 entries in the file; .*nothing written$/],
+  ] as const) {
+    const out = await apply(t, org, source);
+    assert.is(out.code, 2, out.stderr);
+    assert.is(out.stdout, '');
+    const lines = out.stderr.trimEnd().split('\n');
+    assert.is(lines.length, 1, out.stderr);
+    assert.match(lines[0], message);
+  }
+  assert.is(await snapshot(t, org), before, 'nothing written');
+});
+
+it('a 15 MB file is refused by a real process whose heap is capped at 100 MB: it is never parsed', async ({ t, org }) => {
+  const dir = temporaryDir();
+  try {
+    const path = `${dir.path}/big.yaml`;
+    writeFileSync(path, `adAccounts:\n${Array.from({ length: 200_000 }, (_, i) => `  - { platform: meta-ads, externalId: "act_${i}", name: "Account ${i}", currency: USD }`).join('\n')}\n`);
+    // Not spawnSync: this process may host the embedded database the command connects to.
+    const child = spawn(process.execPath, ['--max-old-space-size=100', '--import', 'tsx', 'src/cli.ts', 'apply', '--org', org, '--file', path, '--dry-run'], {
+      env: { ...process.env, DATABASE_URL: t.db.url, FORCE_COLOR: undefined },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const out = { status, stderr };
+    assert.is(out.status, 2, out.stderr.slice(-500));
+    const lines = out.stderr.trim().split('\n').filter((line) => !line.startsWith('npm warn'));
+    assert.is(lines.length, 1, out.stderr);
+    assert.ok(/^readout: .*big\.yaml: not applied: the file holds 1\d\.\d MB, more than the 1 MB apply reads/.test(lines[0]), lines[0]);
+  } finally {
+    dir.remove();
+  }
 });
 
 it('config export prints what apply reads: applying it changes nothing (the demo organization)', async () => {

@@ -34,6 +34,25 @@ export type ReadFile =
   | { ok: true; config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined }
   | { ok: false; problems: Problem[] };
 
+/**
+ * DECISIONS §12: what apply reads at most. The YAML parser holds about a hundred bytes for each byte of its source, so
+ * a file of 1 MB takes about 100 MB while it is read; a larger one is refused before it is parsed. An alias may stand
+ * for a node at most MAX_ALIASES times (a small file of aliases to aliases would expand without end).
+ */
+export const MAX_FILE_CHARACTERS = 1024 * 1024;
+export const MAX_ENTRIES = 10_000;
+const MAX_ALIASES = 100;
+
+/** A file past those limits: refused whole, before anything of it is checked or written. */
+export class FileTooLarge extends Error {
+  constructor(
+    message: string,
+    readonly line?: number,
+  ) {
+    super(message);
+  }
+}
+
 const ENTRIES = { adAccounts: AdAccountSchema, metrics: MetricSchema, segments: SegmentSchema, reports: ReportSchema };
 /** The file's outline: the lists themselves, whatever their entries hold. */
 const Outline = v.strictObject({
@@ -61,6 +80,9 @@ function keyOf(list: keyof typeof ENTRIES, item: unknown): string | undefined {
 }
 
 export function readConfig(source: string): ReadFile {
+  if (source.length > MAX_FILE_CHARACTERS) {
+    throw new FileTooLarge(`the file holds ${(source.length / 1024 / 1024).toFixed(1)} MB, more than the 1 MB apply reads; split it, or apply it in parts`);
+  }
   const lines = new LineCounter();
   // uniqueKeys: a key given twice in one mapping is an error, not a silent last-wins.
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
@@ -88,7 +110,21 @@ export function readConfig(source: string): ReadFile {
       const path = [...prefix, ...(issue.path ?? []).map((item) => item.key as string | number)];
       return { path, line: lineOf(path), message: issueMessage(issue) };
     });
-  const value = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  // The entries are counted before any is built: each is an object, and its checks make more.
+  let entries = 0;
+  for (const list of Object.keys(ENTRIES)) {
+    const node = doc.get(list, true) as { items?: unknown[]; range?: [number, number, number] } | undefined;
+    entries += node?.items?.length ?? 0;
+    if (entries > MAX_ENTRIES) throw new FileTooLarge(`${list}: more than ${MAX_ENTRIES.toLocaleString('en-US')} entries in the file; apply takes at most that many at once`, node?.range ? lines.linePos(node.range[0]).line : undefined);
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIASES }) ?? {};
+  } catch (error) {
+    // yaml's ReferenceError for an alias resolved too often: the file is built to expand past any memory.
+    if (error instanceof ReferenceError) throw new FileTooLarge(`its aliases expand past ${MAX_ALIASES} uses of one node (${error.message.split('\n')[0]})`);
+    throw error;
+  }
   if (Array.isArray(value)) return { ok: false, problems: [{ path: [], line: lineOf([]), message: 'must be a mapping (adAccounts, metrics, segments, reports), got a list' }] };
   const outline = v.safeParse(Outline, value, { abortEarly: false });
   if (!outline.success) return { ok: false, problems: located(outline.issues) };

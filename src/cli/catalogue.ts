@@ -2,7 +2,7 @@
 // as a file, kept in the operator's own repository and applied idempotently.
 import type { Sql } from '../store/database.ts';
 import { applyCatalogue } from '../catalogue/apply.ts';
-import { formatProblem } from '../catalogue/document.ts';
+import { FileTooLarge, formatProblem } from '../catalogue/document.ts';
 import { exportCatalogue } from '../catalogue/export.ts';
 import { changeLine } from '../catalogue/plan.ts';
 import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
@@ -15,8 +15,14 @@ export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string
   const org = uuidFlag('org', f.org);
   await requireOrganization(sql, org);
   const dryRun = flags.has('dry-run');
-  const outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), { dryRun, prune: flags.has('prune') });
   const name = f.file === '-' ? 'stdin' : f.file;
+  let outcome;
+  try {
+    outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), { dryRun, prune: flags.has('prune') });
+  } catch (error) {
+    if (error instanceof FileTooLarge) throw new UsageError(`${name}${error.line ? `:${error.line}` : ''}: not applied: ${error.message}; nothing written`);
+    throw error;
+  }
   if (!outcome.ok) {
     const count = outcome.problems.length;
     throw new UsageError(`${name}: ${count} ${count === 1 ? 'problem' : 'problems'}, nothing written`, outcome.problems.map((p) => formatProblem(name, p)));
