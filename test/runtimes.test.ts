@@ -1,5 +1,6 @@
 // Starts the real server on Node, Bun and Deno; each serves /v1/health and shuts down cleanly on SIGTERM, and reads the
 // demo's numbers through the paths that differ most between runtimes (raw database bytes, node:crypto, streams).
+import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
@@ -63,6 +64,43 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       assert.is(server.output().match(/"method":"GET","path":"\/v1\/health","status":200/g)?.length, 2, server.output());
       assert.match(server.output(), /"method":"POST","path":"\/v1\/health","status":405/);
       if (store.dataDir) assert.not.ok(existsSync(join(store.dataDir, 'readout-socket.json')), 'port file removed');
+    } finally {
+      await server.stop('SIGKILL');
+      await store.cleanup();
+    }
+  });
+}
+
+// DECISIONS §8: past 16 KB, 400 invalid-parameter naming what was too long, never 414 or 431 with that type. Node's
+// parser and the Fetch runtimes' adapters answer it; more headers than Bun's parser takes (100) it refuses itself.
+for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
+  it(`${runtime}: a URL or a header section over 16 KB is 400 invalid-parameter naming it`, async () => {
+    const store = await storeEnv();
+    const server = await startServer({ ...store.env, DEMO: 'off' }, runtime);
+    try {
+      const { port } = new URL(server.url);
+      const exchange = (text: string) =>
+        new Promise<string>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+          let out = '';
+          socket.on('data', (chunk) => (out += chunk));
+          socket.on('close', () => resolve(out));
+          socket.on('error', () => resolve(out));
+          setTimeout(() => (socket.destroy(), resolve(out)), 5000);
+        });
+      for (const [request, named] of [
+        [`GET /v1/reports?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, /request line/],
+        [`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, /header section/],
+        [`GET /v1/me HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 60 }, (_, i) => `X-Header-${i}: ${'c'.repeat(300)}\r\n`).join('')}\r\n`, /header section/],
+      ] as const) {
+        const text = await exchange(request);
+        const status = Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]);
+        assert.is(status, 400, `${runtime}: ${text.slice(0, 80)}`);
+        const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+        assert.ok(body.type.endsWith('/invalid-parameter'));
+        assert.is(body.status, 400);
+        assert.match(body.detail, named);
+      }
     } finally {
       await server.stop('SIGKILL');
       await store.cleanup();

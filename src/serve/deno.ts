@@ -1,4 +1,5 @@
 // Deno adapter: Deno.serve with the same Fetch handler.
+import { refusingOversized } from './limits.ts';
 import type { Serve } from './types.ts';
 
 declare const Deno: {
@@ -8,7 +9,7 @@ declare const Deno: {
   ): { finished: Promise<void>; shutdown(): Promise<void> };
 };
 
-export const serve: Serve = async (app, { port, host, tls }) => {
+export const serve: Serve = async (app, { port, host, tls, refuse }) => {
   let url = '';
   const listening = new Promise<void>((resolve) => {
     const server = Deno.serve(
@@ -21,7 +22,7 @@ export const serve: Serve = async (app, { port, host, tls }) => {
           resolve();
         },
       },
-      app,
+      refusingOversized(app, refuse),
     );
     close = () => server.shutdown();
   });
