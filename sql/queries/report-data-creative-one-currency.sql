@@ -1,10 +1,10 @@
 -- report-data-creative for the accounts in the report's currency ($5): the same columns, rows and order, read from facts
--- directly. rows.ts takes it when every account read is in that currency, so no money needs converting.
+-- directly. query.ts takes it when every account read is in that currency, so no money needs converting.
 -- Parameters: as report-data-creative.
 -- With no conversion to join in, what is left is one join, one sort and the sums, which PostgreSQL can share among
--- parallel workers; report_facts (006, 007) cannot be, its CTEs and its rate function keep it in one process. For a
--- million creatives on one day the first row comes after 0.7-0.9 s instead of 1.3-1.6 s, and the CSV export, whose
--- server has nothing to write until then, finishes that much sooner (BENCHMARKS.md). A range this short holds no
+-- parallel workers; report_facts (006, 007) cannot be, its CTEs and its rate function keep it in one process. The
+-- first row comes sooner, and the CSV export, whose server has nothing to write until then, finishes that much sooner
+-- (BENCHMARKS.md, "One-currency creative exports"). A range this short holds no
 -- whole month, so report_facts' monthly rollup would add nothing.
 -- Grouped and summed as report-data-creative is, for the reasons given there.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.

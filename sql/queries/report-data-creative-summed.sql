@@ -1,8 +1,8 @@
 -- report-data-creative for long ranges: the same columns, rows and order, with the facts summed per creative before
 -- they meet creatives. Over many days a creative has many fact rows: summing first joins one row a creative instead
--- of one a day (400 days of 10,000 creatives: about 2.5x faster once the tables' statistics are analyzed). Over a
--- few days it is no gain, and PostgreSQL cannot estimate how many groups the sum makes (it assumes 200): with a
--- million creatives on one day it looked each one up by index and took twice as long. rows.ts picks by range.
+-- of one a day (BENCHMARKS.md, "Creatives summed first"). Over a few days it is no gain, and PostgreSQL cannot
+-- estimate how many groups the sum makes (it assumes 200): with a million creatives on one day it looked each one up
+-- by index. query.ts picks by range.
 -- Parameters: as report-data-creative.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.

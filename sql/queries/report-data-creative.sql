@@ -2,11 +2,11 @@
 -- creative name, then id.
 -- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
 -- Grouped by the order's own keys (f.creative_id is cr.id; name and campaign follow from it), so one sort serves both
--- the grouping and the order. Grouped by cr.id, PostgreSQL sorted twice (by id to sum, then by name): a million
--- creatives on one day took 8.5-9 s, 4.5-4.9 s this way. Grouping by (cr.name, cr.id) would not do: PostgreSQL
+-- the grouping and the order. Grouped by cr.id, PostgreSQL sorted twice (by id to sum, then by name; BENCHMARKS.md,
+-- "One sort for creatives"). Grouping by (cr.name, cr.id) would not do: PostgreSQL
 -- drops the other columns of a grouping that holds a table's primary key, and sorts twice again.
 -- The integer columns are summed as doubles, exact below 2^53: sum() of a bigint is a numeric, which becomes a double
--- only by way of its text. A million creatives on one day: 6.3-6.6 s to 4.8-5.0 s (EXPLAIN, timing off).
+-- only by way of its text (BENCHMARKS.md, "Sums as doubles").
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
