@@ -460,7 +460,7 @@ if (only === 'replicas') {
 }
 // An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never filled.
 // Ten data answers at once from one client (the memory scenario) need a per-client limit above the default 4.
-const serverEnv = { PORT: '0', DEMO: 'off', HEAVY_PER_CLIENT: '10', ...(embedded ? { DATA_DIR: dataDir!, DATABASE_URL: undefined } : { DATABASE_URL: process.env.DATABASE_URL! }) };
+const serverEnv = { PORT: '0', DEMO: 'off', HEAVY_PER_CLIENT: '10', HEAVY_CONNECTIONS: process.env.HEAVY_CONNECTIONS, ...(embedded ? { DATA_DIR: dataDir!, DATABASE_URL: undefined } : { DATABASE_URL: process.env.DATABASE_URL! }) };
 let sql: Sql;
 let closeDb = async () => {};
 
