@@ -116,7 +116,9 @@ export function createApp(deps: AppDeps): App {
   // Where a request reads: the primary or a usable standby, picked once the request is authorised. The charge is
   // always the primary's.
   const withReads = async (ctx: Context) => {
-    ctx.reads = await reads.source();
+    // Choosing a standby asks the primary how far it has written: with the primary gone, reads go to it, and the
+    // charge (always the primary's) answers 503, as for any metered path, never a 500 (DECISIONS §4).
+    ctx.reads = await reads.source().catch(() => primary);
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
   const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), withReads);
