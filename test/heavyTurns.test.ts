@@ -43,11 +43,9 @@ async function turnsWhileReading(response: Response) {
   return { chunks, turns };
 }
 
-for (const [what, path] of [
-  ['a sorted CSV export with a custom metric', 'export.csv?groupBy=creative&sort=engagement&sortDesc=true'],
-  ['a data answer', 'data?groupBy=creative'],
-  ['an XLSX export', 'export.xlsx?groupBy=creative'],
-] as const) {
+// A COPY's chunks arrive buffered, so only the CSV export would run them in one turn without the yield (a data answer
+// or an XLSX reads its cursor batches over the socket, a turn each anyway): the one shape a test here can fail on.
+for (const [what, path] of [['a sorted CSV export with a custom metric', 'export.csv?groupBy=creative&sort=engagement&sortDesc=true']] as const) {
   it(`${what}: the event loop turns between its chunks`, async ({ t, token, report }) => {
     const day = new Date(t.clock.now - 86_400_000).toISOString().slice(0, 10);
     const res = await t.fetch(`/v1/reports/${report}/${path}&dateFrom=${day}&dateTo=${day}`, bearer(token));

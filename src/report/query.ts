@@ -148,3 +148,16 @@ export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, form
   return sql.unsafe<Uint8Array[][]>(renderedQuery(text, data.grouping, data.metrics, format, file), params, { prepare: false }).raw();
 }
 
+/** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */
+export function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint8Array {
+  const separators = separator === undefined ? 0 : Math.max(0, rows.length - 1) + (leading && rows.length > 0 ? 1 : 0);
+  let length = separators;
+  for (let i = 0; i < rows.length; i++) length += rows[i][0].length;
+  const out = new Uint8Array(length);
+  for (let i = 0, at = 0; i < rows.length; i++) {
+    if ((i > 0 || leading) && separator !== undefined) out[at++] = separator;
+    out.set(rows[i][0], at);
+    at += rows[i][0].length;
+  }
+  return out;
+}

@@ -2,8 +2,7 @@
 // §4), readReportRequest parses the query string and reads the report, from where its data will be read; after it,
 // prepareData checks the request against the report and works out everything the answer depends on (DECISIONS §6).
 import { createHash } from 'node:crypto';
-import type { Context } from '../http/context.ts';
-import { readSql } from '../http/context.ts';
+import { readSql, type Context } from '../http/context.ts';
 import type { Plan } from '../billing/plans.ts';
 import { ApiError } from '../http/problem.ts';
 import { notFound } from '../auth/visibility.ts';

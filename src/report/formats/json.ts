@@ -4,7 +4,7 @@ import type { Context } from '../../http/context.ts';
 import { JSON_TYPE, jsonText } from '../../http/respond.ts';
 import { chunkStream, streamedResponse } from '../../http/streamed.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { batches, renderedRows, type DayRange } from '../query.ts';
+import { batches, joined, renderedRows, type DayRange } from '../query.ts';
 import type { PreparedData } from '../request.ts';
 
 /** Rows of a data answer read from the cursor at a time, so a long answer holds two batches in memory at most. */
@@ -25,20 +25,6 @@ function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange)
       first = false;
     }
   })();
-}
-
-/** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */
-export function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint8Array {
-  const separators = separator === undefined ? 0 : Math.max(0, rows.length - 1) + (leading && rows.length > 0 ? 1 : 0);
-  let length = separators;
-  for (let i = 0; i < rows.length; i++) length += rows[i][0].length;
-  const out = new Uint8Array(length);
-  for (let i = 0, at = 0; i < rows.length; i++) {
-    if ((i > 0 || leading) && separator !== undefined) out[at++] = separator;
-    out.set(rows[i][0], at);
-    at += rows[i][0].length;
-  }
-  return out;
 }
 
 const encoder = new TextEncoder();

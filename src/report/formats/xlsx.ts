@@ -7,9 +7,8 @@ import { NOTHING_TO_END, type Sheet, type StreamEnd } from './sheet.ts';
 import { sheetRow } from './sheetRow.ts';
 import type { Context } from '../../http/context.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { batches, renderedRows, type DayRange } from '../query.ts';
+import { batches, joined, renderedRows, type DayRange } from '../query.ts';
 import type { PreparedData } from '../request.ts';
-import { joined } from './json.ts';
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',
