@@ -107,6 +107,21 @@ create table deleted_clients (
   constraint deleted_clients_pkey PRIMARY KEY (id)
 );
 
+create table fact_account_writes (
+  ad_account_id uuid not null,
+  writes bigint not null,
+  constraint fact_account_writes_pkey PRIMARY KEY (ad_account_id),
+  constraint fact_account_writes_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
+create table fact_writes (
+  ad_account_id uuid not null,
+  day date not null,
+  written_at timestamp with time zone not null,
+  constraint fact_writes_pkey PRIMARY KEY (ad_account_id, day),
+  constraint fact_writes_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
 create table facts (
   organization_id uuid not null,
   ad_account_id uuid not null,
@@ -408,6 +423,16 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.changed_periods(p_accounts uuid[], p_from date, p_to date, p_interval text, p_since timestamp with time zone)
+ RETURNS TABLE(period date)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select distinct period_start(p_interval, w.day)
+  from fact_writes w
+  where w.ad_account_id = any(p_accounts) and w.day >= p_from and w.day <= p_to and w.written_at > p_since
+$function$;
+
 CREATE OR REPLACE FUNCTION public.charge_quota_leasing(p_org uuid, p_window timestamp with time zone, p_clients text[], p_costs integer[], p_leases integer[])
  RETURNS TABLE(outcome text, budget integer, used integer, leased integer)
  LANGUAGE plpgsql
@@ -622,6 +647,33 @@ AS $function$
          '&', '&amp;'), '<', '&lt;'), '>', '&gt;')
 $function$;
 
+CREATE OR REPLACE FUNCTION public.fact_writes_after_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_accounts uuid[];
+  v_days date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from new_rows) t;
+  elsif tg_op = 'DELETE' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from old_rows) t;
+  else
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (
+      select ad_account_id, day from (select * from new_rows except select * from old_rows) n
+      union
+      select ad_account_id, day from (select * from old_rows except select * from new_rows) o
+    ) t;
+  end if;
+  perform stamp_fact_writes(v_accounts, v_days);
+  return null;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.facts_monthly_after_write()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -652,6 +704,25 @@ begin
     perform rebuild_converted_rollups(v_month_accounts, v_months, null);
   end if;
   return null;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.facts_write_stamp()
+ RETURNS timestamp with time zone
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_stamp text := current_setting('readout.facts_written_at', true);
+  v_locked timestamptz;
+begin
+  if v_stamp is not null and v_stamp <> '' then
+    return v_stamp::timestamptz;
+  end if;
+  v_locked := clock_timestamp();
+  perform pg_advisory_xact_lock_shared(727042, floor(extract(epoch from v_locked) - 1577836800)::integer);
+  v_stamp := clock_timestamp()::text;
+  perform set_config('readout.facts_written_at', v_stamp, true);
+  return v_stamp::timestamptz;
 end
 $function$;
 
@@ -757,6 +828,14 @@ CREATE OR REPLACE FUNCTION public.lock_converted_rollups(p_exclusive boolean)
  LANGUAGE sql
 AS $function$
   select case when p_exclusive then pg_advisory_xact_lock(727019) else pg_advisory_xact_lock_shared(727019) end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.period_start(p_interval text, p_day date)
+ RETURNS date
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  select date_trunc(p_interval, p_day::timestamp)::date
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_converted_rollups(p_accounts uuid[], p_months date[], p_target text)
@@ -880,6 +959,49 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.report_campaign_days(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  with accounts as (
+    select a.id, a.currency, a.currency = p_currency as same,
+           exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = p_currency) as rolled
+    from ad_accounts a where a.id = any(p_accounts)
+  ), same as (
+    select array_agg(id) as ids from accounts where same
+  ), rolled as (
+    select array_agg(id) as ids from accounts where not same and rolled
+  ), daily as (
+    select array_agg(id) as ids from accounts where not same and not rolled
+  ), factors as materialized (
+    select c.currency, d::date as day, fx_factor(c.currency, p_currency, d::date) as factor
+    from (select distinct currency from accounts where not same and not rolled) c
+    cross join generate_series(p_from, p_to, interval '1 day') d
+  )
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily d, same s
+  where d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
+         d.conversion_value, d.video_views, d.video_completions
+  from facts_campaign_daily_converted d, rolled o
+  where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  union all
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
+         d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
+  from facts_campaign_daily d
+  join accounts a on a.id = d.ad_account_id
+  join factors x on x.currency = a.currency and x.day = d.day
+  , daily o
+  -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
+  where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
+    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+$function$;
+
 CREATE OR REPLACE FUNCTION public.report_campaign_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
  RETURNS TABLE(ad_account_id uuid, campaign_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
  LANGUAGE sql
@@ -949,6 +1071,74 @@ AS $function$
   -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
   where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_campaign_periods(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text, p_interval text, p_since timestamp with time zone)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, period date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select f.ad_account_id, f.campaign_id, period_start('month', f.day), f.impressions, f.clicks, f.spend, f.conversions,
+         f.conversion_value, f.video_views, f.video_completions
+  from report_campaign_facts(p_accounts, p_campaigns, p_from, p_to, p_currency) f
+  where p_interval = 'month'
+    and (p_since is null or period_start('month', f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, 'month', p_since) c))
+  union all
+  select f.ad_account_id, f.campaign_id, period_start(p_interval, f.day), f.impressions, f.clicks, f.spend, f.conversions,
+         f.conversion_value, f.video_views, f.video_completions
+  from report_campaign_days(p_accounts, p_campaigns, p_from, p_to, p_currency) f
+  where p_interval <> 'month'
+    and (p_since is null or period_start(p_interval, f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, p_interval, p_since) c))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_creative_days(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, creative_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  with accounts as (
+    select a.id, a.currency, a.currency = p_currency as same from ad_accounts a where a.id = any(p_accounts)
+  ), same as (
+    select array_agg(id) as ids from accounts where same
+  ), other as (
+    select array_agg(id) as ids from accounts where not same
+  ), factors as materialized (
+    select c.currency, d::date as day, fx_factor(c.currency, p_currency, d::date) as factor
+    from (select distinct currency from accounts where not same) c
+    cross join generate_series(p_from, p_to, interval '1 day') d
+  )
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend, f.conversions,
+         f.conversion_value, f.video_views, f.video_completions
+  from facts f, same s
+  where f.ad_account_id = any(s.ids) and f.day >= p_from and f.day <= p_to
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
+         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  from facts f
+  join accounts a on a.id = f.ad_account_id
+  join factors x on x.currency = a.currency and x.day = f.day
+  , other o
+  where exists (select 1 from accounts where not same) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
+    and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_creative_periods(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text, p_interval text, p_since timestamp with time zone)
+ RETURNS TABLE(ad_account_id uuid, campaign_id uuid, creative_id uuid, period date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select f.ad_account_id, f.campaign_id, f.creative_id, period_start('month', f.day), f.impressions, f.clicks, f.spend,
+         f.conversions, f.conversion_value, f.video_views, f.video_completions
+  from report_facts(p_accounts, p_campaigns, p_from, p_to, p_currency) f
+  where p_interval = 'month'
+    and (p_since is null or period_start('month', f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, 'month', p_since) c))
+  union all
+  select f.ad_account_id, f.campaign_id, f.creative_id, period_start(p_interval, f.day), f.impressions, f.clicks, f.spend,
+         f.conversions, f.conversion_value, f.video_views, f.video_completions
+  from report_creative_days(p_accounts, p_campaigns, p_from, p_to, p_currency) f
+  where p_interval <> 'month'
+    and (p_since is null or period_start(p_interval, f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, p_interval, p_since) c))
 $function$;
 
 CREATE OR REPLACE FUNCTION public.report_definition(r reports, p_accounts_all boolean, p_account_ids uuid[])
@@ -1051,6 +1241,28 @@ AS $function$
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
 $function$;
 
+CREATE OR REPLACE FUNCTION public.stamp_fact_writes(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_stamp timestamptz;
+begin
+  if p_accounts is null then
+    return;
+  end if;
+  v_stamp := facts_write_stamp();
+  insert into fact_writes as w (ad_account_id, day, written_at)
+  select distinct t.ad_account_id, t.day, v_stamp from unnest(p_accounts, p_days) as t(ad_account_id, day)
+  order by 1, 2
+  on conflict (ad_account_id, day) do update set written_at = greatest(w.written_at, excluded.written_at);
+  insert into fact_account_writes as a (ad_account_id, writes)
+  select distinct t.ad_account_id, 1 from unnest(p_accounts) as t(ad_account_id)
+  order by 1
+  on conflict (ad_account_id) do update set writes = a.writes + 1;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.usd_rate_on(p_currency text, p_day date)
  RETURNS double precision
  LANGUAGE sql
@@ -1060,6 +1272,9 @@ AS $function$
     else (select r.usd_per_unit from fx_rates r where r.currency = p_currency and r.day <= p_day order by r.day desc limit 1) end
 $function$;
 
+CREATE TRIGGER fact_writes_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
+CREATE TRIGGER fact_writes_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
+CREATE TRIGGER fact_writes_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
 CREATE TRIGGER facts_monthly_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();

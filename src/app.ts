@@ -36,6 +36,7 @@ import { traceFrom, type Trace } from './http/trace.ts';
 import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
+import { readResumePoint } from './report/changes.ts';
 import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
 import { localSettings, postgresPool, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
@@ -121,12 +122,14 @@ export function createApp(deps: AppDeps): App {
     ctx.reads = await reads.source().catch(() => primary);
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
+  const withResumePoint = readResumePoint(sql);
   const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), withReads);
   // Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
   // (with the parameters) from where its data will be read (a client past its limit of them at once is refused by
-  // the lane, and its charge given back).
+  // the lane, and its charge given back). An answer with an interval reads its resume point before that source is
+  // chosen (report/changes.ts).
   const heavy = (scope: Scope, cost: Cost) =>
-    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withReads, readReportRequest, charged(cost));
+    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withResumePoint, withReads, readReportRequest, charged(cost));
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {

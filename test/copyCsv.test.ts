@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { writeTidied } from '../src/report/formats/asciiBytes.ts';
 import { CopyCsv } from '../src/report/formats/copyCsv.ts';
 import { copyCsvStatement } from '../src/report/formats/copyStatement.ts';
@@ -65,7 +66,7 @@ it('every record from a COPY, however its bytes are split, equals the record wri
       const source = SOURCE.replace('$1', `'${JSON.stringify(rows).replace(/'/g, "''")}'`);
       const copy = new CopyCsv(KEYS, plans);
       let text = '';
-      for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, 'creative', plans, 'test')).readable()) {
+      for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, DIMENSION_KEYS.creative, plans, 'test')).readable()) {
         for (let p = 0; p < chunk.length; p += split) text += decoder.decode(copy.push(chunk.subarray(p, p + split)), { stream: true });
       }
       assert.ok(copy.done, 'the trailer was read');
@@ -81,7 +82,7 @@ it('no dimensions: a record of the metrics only, and of nothing without metrics'
   for (const [names, record] of [[['spend', 'ctr'], '0.5,50\r\n'], [[], '\r\n']] as const) {
     const copy = new CopyCsv([], plans([...names]));
     let text = '';
-    for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, 'total', plans([...names]), 'test')).readable()) text += decoder.decode(copy.push(chunk));
+    for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, DIMENSION_KEYS.total, plans([...names]), 'test')).readable()) text += decoder.decode(copy.push(chunk));
     assert.is(text, record);
   }
 });

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { readCsv } from '../src/cli/csv.ts';
 import { csvStream } from '../src/report/formats/csv.ts';
 import { xlsxStream } from '../src/report/formats/xlsx.ts';
@@ -241,7 +242,7 @@ function endlessRows() {
 for (const [ext, write] of [['csv', csvStream], ['xlsx', xlsxStream]] as const) {
   it(`a client that stops reading holds the ${ext} export back: the rows taken stay bounded`, async () => {
     const source = endlessRows();
-    const stream = write({ grouping: 'creative', metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows }, { done() {}, cancel() {} });
+    const stream = write({ keys: DIMENSION_KEYS.creative, metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows }, { done() {}, cancel() {} });
     const reader = stream.getReader();
     await reader.read();
     // The pipeline fills its buffers, then stops taking rows: wait until a half-second passes with none taken (on a

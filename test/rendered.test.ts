@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { cellStyles } from '../src/report/formats/sheetLayout.ts';
 import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/report/formats/rendered.ts';
@@ -30,7 +31,7 @@ const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" uu
  */
 async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
   const held = await t.db.sql.unsafe<Row[]>(SOURCE, [input as never]);
-  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, 'creative', metrics, 'xlsx'), [input as never]);
+  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, DIMENSION_KEYS.creative, metrics, 'xlsx'), [input as never]);
   const fromCells = held.map((row, i) => {
     const cells: unknown[] = KEYS.map((key) => row[key]);
     writeMetrics(row, metrics, cells, KEYS.length);
@@ -102,7 +103,7 @@ it('json: every row as PostgreSQL renders it parses to the row the data endpoint
   await fc.assert(
     fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
       const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
-      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, 'creative', plans, 'json'), [rows as never]);
+      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, DIMENSION_KEYS.creative, plans, 'json'), [rows as never]);
       const built = held.map((r) => ({ dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])), metrics: rowMetrics(r, plans) }));
       assert.equal(
         rendered.map((r) => JSON.parse(r.line)),
@@ -140,7 +141,7 @@ it('custom formulas where a double overflows or underflows to zero: the same val
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
   for (const format of ['xlsx', 'json'] as const) {
-    await t.db.sql.unsafe(renderedQuery(source, 'creative', [], format)).then(
+    await t.db.sql.unsafe(renderedQuery(source, DIMENSION_KEYS.creative, [], format)).then(
       () => assert.unreachable('rendered'),
       (error) => assert.match(String(error.message), /uuid/),
     );
@@ -159,7 +160,7 @@ it('numbers at the edges of both notations: the same text, or past 1e15 the same
 });
 
 it('no dimensions and no metrics: an empty worksheet row', async ({ t }) => {
-  const text = (format: RenderedFormat) => renderedQuery('select 1 as impressions', 'total', [], format);
+  const text = (format: RenderedFormat) => renderedQuery('select 1 as impressions', DIMENSION_KEYS.total, [], format);
   const lines = async (format: RenderedFormat) => (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
   assert.equal(await lines('xlsx'), ['<row r="2"></row>']);
 });

@@ -1,6 +1,7 @@
 -- Returns what a data request on report $1 depends on, if organization $2's client may read it (report allow-list
 -- $3 all, or ids $4): the definition, the ad accounts it may see (ad-account allow-list $5 all, or ids $6) with their
--- currency, connection and freshness, its segments and their campaigns, and the organization's custom metrics.
+-- currency, connection, freshness and count of fact writes (migration 021), its segments and their campaigns, and
+-- the organization's custom metrics.
 -- version changes with the report's definition, and with the organization's report version (migration 010), which
 -- `readout apply` moves whenever what a report answers may change: a segment's campaigns, an ad account's name.
 select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
@@ -8,7 +9,8 @@ select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
          || coalesce((select v.version from report_versions v where v.organization_id = r.organization_id), 0) as version,
        coalesce((
          select json_agg(json_build_object('id', a.id, 'currency', a.currency, 'status', a.connection_status,
-                  'fetchedAt', to_char(a.last_fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) order by a.id)
+                  'fetchedAt', to_char(a.last_fetched_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                  'writes', coalesce((select w.writes from fact_account_writes w where w.ad_account_id = a.id), 0)) order by a.id)
          from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
          where ra.report_id = r.id and ($5::boolean or a.id = any($6::uuid[]))), '[]') as accounts,
        coalesce((

@@ -44,6 +44,46 @@ export function refuseImpossibleDates(ctx: Context): void {
   }
 }
 
+/** DECISIONS §6: the periods rows can be split into. */
+export const INTERVALS = ['day', 'week', 'month'] as const;
+export type Interval = (typeof INTERVALS)[number];
+
+/** How far ahead of this server's clock a changedSince may be, for clocks of servers that differ slightly. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** RFC 3339 §5.6 date-time: full date, T (or t, or a space, §5.6's note), time, fraction, Z or an offset. */
+const RFC_3339 = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** Why value is not an instant changedSince can name, or undefined. */
+function instantProblem(value: string): string | undefined {
+  const match = RFC_3339.exec(value);
+  if (!match) return 'changedSince must be an RFC 3339 timestamp such as 2026-01-31T23:00:00Z';
+  const [, date, hour, minute, second, , , offsetHour, offsetMinute] = match;
+  // Any calendar day: an instant before the first fact (1970-01-01T00:00:00Z, say) asks for every period.
+  const day = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== date) return 'changedSince is not a calendar date';
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(offsetHour ?? 0) > 23 || Number(offsetMinute ?? 0) > 59) {
+    return 'changedSince is not a time of day';
+  }
+  if (Date.parse(instantText(value)) > Date.now() + CLOCK_SKEW_MS) return 'changedSince is in the future';
+  return undefined;
+}
+
+/**
+ * An RFC 3339 instant as PostgreSQL and Date.parse both read it: T and Z upper case, the fraction cut to microseconds
+ * (cut, never rounded up: an instant a little early returns a period more, never one less), 1970 at the earliest.
+ */
+function instantText(value: string): string {
+  const text = value
+    .replace(/^(.{10})[t ]/, '$1T')
+    .replace(/z$/, 'Z')
+    .replace(/\.(\d{6})\d+/, '.$1');
+  // No fact was written before 1970 (PostgreSQL has no year 0 to read, either).
+  return Date.parse(text) < 0 ? EPOCH : text;
+}
+
+const EPOCH = '1970-01-01T00:00:00Z';
+
 /** A list given as repeated parameters, comma-separated values, or both. */
 const list = (name: string, item: v.GenericSchema<string, string>) =>
   v.pipe(
@@ -65,6 +105,14 @@ const DataQuery = {
   sort: v.optional(v.pipe(v.string(), v.nonEmpty('sort must name a metric'), v.maxLength(63, 'sort must name a metric'))),
   sortDesc: v.optional(v.pipe(v.picklist(['true', 'false'], 'sortDesc must be true or false'), v.transform((s) => s === 'true')), 'false'),
   nameFilter: v.optional(v.pipe(v.string(), v.maxLength(200, 'nameFilter must be at most 200 characters'))),
+  interval: v.optional(v.picklist(INTERVALS, `interval must be one of ${INTERVALS.join(', ')}`)),
+  changedSince: v.optional(
+    v.pipe(
+      v.string(),
+      v.check((s) => instantProblem(s) === undefined, (issue) => instantProblem(String(issue.input)) ?? 'changedSince is not a timestamp'),
+      v.transform(instantText),
+    ),
+  ),
 };
 
 export type DataParams = v.InferOutput<v.ObjectSchema<typeof DataQuery, undefined>>;
@@ -80,6 +128,12 @@ export function readDataParams(ctx: Context): DataParams {
     if (span > MAX_SPAN_DAYS) {
       throw new ApiError('invalid-parameter', `dateFrom and dateTo are ${span} days apart; at most ${MAX_SPAN_DAYS} are allowed.`);
     }
+  }
+  if (params.interval && params.groupBy === 'month') {
+    throw new ApiError('invalid-parameter', 'interval does not apply to groupBy=month, whose rows are months already; use groupBy=total&interval=month.');
+  }
+  if (params.changedSince && !params.interval) {
+    throw new ApiError('invalid-parameter', 'changedSince requires interval: it returns whole periods (day, week or month) in which facts were written.');
   }
   return params;
 }

@@ -7,8 +7,8 @@ import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
 import { query, queryText, type Queryable } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
-import { DIMENSION_KEYS } from './dimensions.ts';
 import { metricSql, tidySql, writeMetrics, type Sums } from './metrics.ts';
+import type { Interval } from './params.ts';
 import type { PreparedData } from './request.ts';
 import { quoted, renderedQuery, type RenderedFormat } from './formats/rendered.ts';
 
@@ -48,12 +48,23 @@ const GROUPING_FILES = {
   'ad-account': 'report-data-ad-account',
 } as const satisfies Partial<Record<PreparedData['grouping'], QueryName>>;
 
+/** Each grouping's query a period at a time (interval), but month, which takes none. */
+const PERIOD_FILES = {
+  total: 'report-periods-total',
+  campaign: 'report-periods-campaign',
+  segment: 'report-periods-segment',
+  'ad-account': 'report-periods-ad-account',
+  video: 'report-periods-creative',
+  creative: 'report-periods-creative',
+} as const satisfies Partial<Record<PreparedData['grouping'], QueryName>>;
+
 /**
  * The query of a grouping over range. oneCurrency (the CSV export only): a short creative range with no money to
  * convert reads the facts directly, one join PostgreSQL can share among parallel workers. It needs the CSV export's
  * planner settings (EXPORT_SETTINGS, copyStatement.ts); without them PostgreSQL plans it far slower for many creatives.
  */
-export function groupingFile(grouping: PreparedData['grouping'], range: DayRange, oneCurrency = false): QueryName {
+export function groupingFile(grouping: PreparedData['grouping'], range: DayRange, oneCurrency = false, interval?: Interval): QueryName {
+  if (interval !== undefined && grouping !== 'month') return PERIOD_FILES[grouping];
   if (grouping !== 'video' && grouping !== 'creative') return GROUPING_FILES[grouping];
   if (days(range) >= SUM_CREATIVES_FIRST_DAYS) return 'report-data-creative-summed';
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
@@ -61,6 +72,7 @@ export function groupingFile(grouping: PreparedData['grouping'], range: DayRange
 
 function groupingParams(data: PreparedData, range: DayRange): never[] {
   const params: unknown[] = [data.accountIds, data.campaignIds, range.from, range.to, data.scope.currency, data.params.nameFilter || null];
+  if (data.params.interval) params.push(data.params.interval, data.params.changedSince ?? null);
   if (data.grouping === 'segment') params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
   return params as never[];
@@ -76,26 +88,34 @@ const NAME_ORDER: Partial<Record<PreparedData['grouping'], readonly string[]>> =
 /**
  * source, ordered as the answer is: unsorted, as it is (by name, month ascending); sorted, by the metric as the
  * answer gives it (tidied, so equal values tie), nulls last in either direction, ties by name. PostgreSQL sorts, so
- * a sorted answer streams like any other.
+ * a sorted answer streams like any other. With an interval, source's `period` column is named after it, and rows are
+ * in period order first, sorted within each period.
  */
 function ordered(source: string, data: PreparedData): string {
-  const sort = data.params.sort;
-  if (sort === undefined) return source;
+  const { sort, interval } = data.params;
+  if (sort === undefined && interval === undefined) return source;
+  const columns = interval === undefined ? '*' : `s.period as ${quoted(interval)}, s.*`;
+  if (sort === undefined) return `select ${columns} from (\n${source}\n) s`;
   const metric = data.metrics.find((m) => m.name === sort)!;
-  const ties = NAME_ORDER[data.grouping]!.map((key) => `s.${quoted(key)}`);
-  return `select * from (\n${source}\n) s order by ${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last, ${ties.join(', ')}`;
+  const order = [
+    ...(interval === undefined ? [] : ['s.period']),
+    `${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`,
+    ...NAME_ORDER[data.grouping]!.map((key) => `s.${quoted(key)}`),
+  ];
+  return `select ${columns} from (\n${source}\n) s order by ${order.join(', ')}`;
 }
 
 /** The grouping's statement over range, ordered as the answer is, with its parameters. */
 export function groupingStatement(data: PreparedData, range: DayRange, oneCurrency = false) {
-  const file = groupingFile(data.grouping, range, oneCurrency);
+  const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
   return { file, text: ordered(queryText(file), data), params: groupingParams(data, range) };
 }
 
 /** The grouping's rows, planned for this call's parameters (queries.ts). */
 export function groupingQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
   const { file, text, params } = groupingStatement(data, range);
-  return data.params.sort === undefined ? query<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
+  const plain = data.params.sort === undefined && data.params.interval === undefined;
+  return plain ? query<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
@@ -145,7 +165,7 @@ export async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<R
 /** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
 export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, format: RenderedFormat) {
   const { file, text, params } = groupingStatement(data, range);
-  return sql.unsafe<Uint8Array[][]>(renderedQuery(text, data.grouping, data.metrics, format, file), params, { prepare: false }).raw();
+  return sql.unsafe<Uint8Array[][]>(renderedQuery(text, data.keys, data.metrics, format, file), params, { prepare: false }).raw();
 }
 
 /** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */

@@ -8,6 +8,8 @@ import { ApiError } from '../http/problem.ts';
 import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import { adAccountIdsForCost, readDataParams, type DataParams, type Grouping } from './params.ts';
+import { DIMENSION_KEYS } from './dimensions.ts';
+import { resumePoint } from './changes.ts';
 import { accountsInScope, readScope, type ReportScope } from './scope.ts';
 import type { IncomingRequest } from '../serve/types.ts';
 
@@ -15,6 +17,8 @@ export type PreparedData = {
   scope: ReportScope;
   params: DataParams;
   grouping: Grouping;
+  /** The rows' dimension keys: the interval's (day, week or month) first, if one is asked, then the grouping's. */
+  keys: readonly string[];
   metrics: MetricPlan[];
   accountIds: string[];
   /** Every account read keeps its money in the report's currency: nothing to convert. */
@@ -24,6 +28,8 @@ export type PreparedData = {
   segmentIds: string[];
   /** Newest successful fetch among the accounts in scope, ISO 8601, or null. */
   freshness: string | null;
+  /** With an interval: the changedSince to resume from (changes.ts). */
+  resume?: string;
   etag: string;
 };
 
@@ -127,6 +133,7 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
     scope,
     params,
     grouping,
+    keys: params.interval ? [params.interval, ...DIMENSION_KEYS[grouping]] : DIMENSION_KEYS[grouping],
     metrics,
     accountIds: accounts.map((a) => a.id).sort(),
     oneCurrency: accounts.every((a) => a.currency === scope.currency),
@@ -141,7 +148,10 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
     scope.version,
     scope.currency,
     freshness,
+    accounts.map((a) => a.writes),
     grouping,
+    params.interval ?? null,
+    params.changedSince ?? null,
     metrics.map((m) => [m.name, m.formula ?? null]),
     params.dateFrom ?? null,
     params.dateTo ?? null,
@@ -151,7 +161,7 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
     params.sortDesc,
     params.nameFilter ?? null,
   ]);
-  return { ...prepared, etag };
+  return { ...prepared, etag, resume: params.interval ? resumePoint(ctx) : undefined };
 }
 
 /** RFC 9110 §13.1.2: If-None-Match matches with the weak comparison, or on "*". */

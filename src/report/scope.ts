@@ -5,7 +5,14 @@ import { query } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 
-export type ScopeAccount = { id: string; currency: string; status: 'ok' | 'expired' | 'permission-lost'; fetchedAt: string | null };
+export type ScopeAccount = {
+  id: string;
+  currency: string;
+  status: 'ok' | 'expired' | 'permission-lost';
+  fetchedAt: string | null;
+  /** How many statements have changed the account's facts (migration 021): an answer's ETag moves with it. */
+  writes: number;
+};
 
 export type ReportScope = {
   id: string;

@@ -3,6 +3,7 @@ import type { Context } from '../http/context.ts';
 import { respond } from '../http/respond.ts';
 import type { HeavyLane } from '../report/lane.ts';
 import { jsonAnswer } from '../report/formats/json.ts';
+import { RESUME_HEADER } from '../report/changes.ts';
 import { dayRange } from '../report/query.ts';
 import { notModified, prepareData, type PreparedData } from '../report/request.ts';
 
@@ -10,6 +11,7 @@ import { notModified, prepareData, type PreparedData } from '../report/request.t
 export function dataHeaders(data: PreparedData): Record<string, string> {
   const headers: Record<string, string> = { etag: data.etag, 'cache-control': 'private, no-cache', vary: 'Authorization' };
   if (data.freshness) headers['last-modified'] = new Date(data.freshness).toUTCString();
+  if (data.resume) headers[RESUME_HEADER] = data.resume;
   return headers;
 }
 

@@ -34,7 +34,7 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
     const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);
     const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
     // The deadline covers the whole download, and the connection is given back when it ends (streamed.ts).
-    const sheet = { grouping: data.grouping, metrics: data.metrics.map((m) => m.name), kinds: data.metrics.map((m) => m.kind), displayNames, rows };
+    const sheet = { keys: data.keys, metrics: data.metrics.map((m) => m.name), kinds: data.metrics.map((m) => m.kind), displayNames, rows };
     const body = FORMATS[format].write(sheet);
     return streamedResponse(ctx, body, {
       status: 200,

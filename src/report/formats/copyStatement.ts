@@ -1,8 +1,7 @@
 // The statement of a CSV export: the grouping's query as a binary COPY of its dimension keys and the sums its metrics
 // use, after the settings an export's large query needs for its own transaction.
-import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
+import { UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, metricSql, SYSTEM_METRICS, type BaseMetric, type MetricPlan } from '../metrics.ts';
-import type { Grouping } from '../params.ts';
 import { quoted } from './rendered.ts';
 
 /**
@@ -32,9 +31,9 @@ export const EXPORT_SETTINGS = `select set_config('work_mem', '${EXPORT_WORK_MEM
  * as text, the ids cost PostgreSQL a seventh of the export (BENCHMARKS.md). name: the source's, first in the text
  * for pg_stat_activity.
  */
-export function copyCsvStatement(source: string, grouping: Grouping, metrics: MetricPlan[], name: string): string {
+export function copyCsvStatement(source: string, keys: readonly string[], metrics: MetricPlan[], name: string): string {
   const columns = [
-    ...DIMENSION_KEYS[grouping].map((key) => `q.${quoted(key)}::${UUID_KEYS.has(key) ? 'uuid' : 'text'}`),
+    ...keys.map((key) => `q.${quoted(key)}::${UUID_KEYS.has(key) ? 'uuid' : 'text'}`),
     ...sumsUsed(metrics).map((sum) => `q.${sum}::float8`),
     // A custom metric's value (formula.ts, the same double as computed here), after the sums.
     ...metrics.filter((metric) => metric.formula).map((metric) => `(${metricSql(metric)})::float8`),

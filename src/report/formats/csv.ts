@@ -1,6 +1,5 @@
 // text/csv exports (RFC 4180, DECISIONS §7): a header of dimension keys then metric names, written as a stream; the
 // records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
-import { DIMENSION_KEYS } from '../dimensions.ts';
 import type { Context } from '../../http/context.ts';
 import { requestTimeout } from '../../http/deadline.ts';
 import { nextTurn } from '../../http/turn.ts';
@@ -37,7 +36,7 @@ const encoder = new TextEncoder();
 
 /** text/csv: a header of dimension keys then metric names; numbers plainly, null as an empty cell. */
 export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
-  const keys = DIMENSION_KEYS[sheet.grouping];
+  const keys = sheet.keys;
   const iterator = sheet.rows[Symbol.asyncIterator]();
   let header = true;
   return new ReadableStream<Uint8Array>({
@@ -79,7 +78,7 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
  */
 export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Cells[]> {
   if (data.accountIds.length === 0) return;
-  const keys = DIMENSION_KEYS[data.grouping];
+  const keys = data.keys;
   for await (const batch of batches<SumRow>(ctx, lent, groupingQuery<SumRow>(lent.sql, data, range))) {
     const cells = new Array<Cells>(batch.length);
     for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
@@ -97,8 +96,8 @@ export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData,
 export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> | null {
   if (data.params.nameFilter || data.accountIds.length === 0) return null;
   const { file, text, params } = groupingStatement(data, range, data.oneCurrency);
-  const statement = copyCsvStatement(inlined(text, params), data.grouping, data.metrics, file);
-  const records = new CopyCsv(DIMENSION_KEYS[data.grouping], data.metrics);
+  const statement = copyCsvStatement(inlined(text, params), data.keys, data.metrics, file);
+  const records = new CopyCsv(data.keys, data.metrics);
   return (async function* () {
     lent.busy();
     const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;

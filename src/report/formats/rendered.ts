@@ -8,9 +8,8 @@
 // endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
-import { DIMENSION_KEYS, UUID_KEYS } from '../dimensions.ts';
+import { UUID_KEYS } from '../dimensions.ts';
 import { metricSql, tidySql, type MetricPlan } from '../metrics.ts';
-import type { Grouping } from '../params.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 
@@ -39,7 +38,7 @@ export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * The query that renders `source`'s rows, in its order, one `line` column a row. source: a grouping's query, whose
- * columns are the dimension keys and the sums. The middle level computes each metric once, as metrics.ts
+ * columns are the dimension keys (keys) and the sums. The middle level computes each metric once, as metrics.ts
  * would write it (tidied); `offset 0` keeps it a level of its own, so the outer formatting functions see plain columns
  * and PostgreSQL inlines them. For XLSX it also numbers the rows: the header is row 1. name: the source's, for
  * pg_stat_activity.
@@ -48,8 +47,7 @@ export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * written as it is: its text is hex digits and hyphens, which neither format escapes. Escaping the two ids of a
  * million creative rows was about a quarter of PostgreSQL's rendering time.
  */
-export function renderedQuery(source: string, grouping: Grouping, metrics: MetricPlan[], format: RenderedFormat, name = 'rows'): string {
-  const keys = DIMENSION_KEYS[grouping];
+export function renderedQuery(source: string, keys: readonly string[], metrics: MetricPlan[], format: RenderedFormat, name = 'rows'): string {
   const styles = cellStyles(keys.length, metrics.map((metric) => metric.kind));
   const values = [
     ...keys.map((key, i) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text as d${i}`),

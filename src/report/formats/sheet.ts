@@ -1,13 +1,13 @@
-// What an export file is made of, whatever its format (DECISIONS §7): the grouping's header, then batches of rows.
-import type { Grouping } from '../params.ts';
+// What an export file is made of, whatever its format (DECISIONS §7): the rows' header, then batches of rows.
 import type { Cells } from '../query.ts';
 
 /**
- * rows: batches of rows, each batch either the rows' cells (the grouping's dimension values first, then the metric
+ * rows: batches of rows, each batch either the rows' cells (the dimension values of keys first, then the metric
  * values, in header order) or their bytes in the file's format, rendered by PostgreSQL (rendered.ts).
  */
 export type Sheet = {
-  grouping: Grouping;
+  /** The rows' dimension keys (PreparedData.keys). */
+  keys: readonly string[];
   metrics: string[];
   displayNames: Map<string, string>;
   rows: AsyncIterable<Cells[] | Uint8Array>;

@@ -1,7 +1,6 @@
 // XLSX exports (DECISIONS §7): a workbook of one sheet, written as a stream with backpressure to the database.
 import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
-import { DIMENSION_KEYS } from '../dimensions.ts';
 import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
 import { NOTHING_TO_END, type Sheet, type StreamEnd } from './sheet.ts';
 import { sheetRow } from './sheetRow.ts';
@@ -18,6 +17,8 @@ const DIMENSION_TITLES: Record<string, string> = {
   segmentId: 'Segment ID',
   segmentName: 'Segment',
   month: 'Month',
+  day: 'Day',
+  week: 'Week',
   adAccountName: 'Ad account',
   platform: 'Platform',
   creativeId: 'Creative ID',
@@ -37,7 +38,7 @@ type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(erro
  * from the socket through the archive and the sheet stream to the database cursor: memory stays flat.
  */
 export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
-  const keys = DIMENSION_KEYS[sheet.grouping];
+  const keys = sheet.keys;
   const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
   const styles = cellStyles(keys.length, sheet.kinds ?? []);
   useSheetLayout(header);

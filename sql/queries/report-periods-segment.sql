@@ -1,0 +1,17 @@
+-- report-data-segment a period at a time (segments $9): rows ordered by period, then by segment name and id. As
+-- report-periods-total.sql for the period and $8.
+-- Parameters: as report-data-campaign ($1 ad accounts, $2 campaigns, $3 from, $4 to, $5 report currency, $6 name filter), then
+-- $7 the interval (day, week or month) and $8 the instant of changedSince (null: every period).
+-- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
+-- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
+select to_char(f.period, case when $7 = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end) as period,
+       s.id as "segmentId", s.name as "segmentName",
+       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
+       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+from report_campaign_periods($1, $2, $3, $4, $5, $7, $8) f
+join segment_campaigns sc on sc.campaign_id = f.campaign_id and sc.segment_id = any($9::uuid[])
+join segments s on s.id = sc.segment_id
+where $6::text is null or strpos(lower(s.name), lower($6)) > 0
+group by f.period, s.id
+order by f.period, s.name, s.id
