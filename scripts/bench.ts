@@ -1,4 +1,4 @@
-// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with autocannon (and
+// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,periods,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with autocannon (and
 // downloads the exports with curl) from another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -41,7 +41,7 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-const runs = (part: 'http' | 'data' | 'currencies' | 'exports' | 'fair' | 'replicas') => only === '' || only.split(',').includes(part);
+const runs = (part: 'http' | 'data' | 'periods' | 'currencies' | 'exports' | 'fair' | 'replicas') => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL) throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');
 const cores = Number(spawnSync('nproc', { encoding: 'utf8' }).stdout.trim() || '1');
@@ -477,7 +477,7 @@ try {
   const big = await dataSet(sql, `Bench export ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: exportRows, days: 1 });
   // The same shape with accounts in USD, EUR and GBP (daily ECB rates for EUR and GBP) and its report in EUR: every
   // grouping converts, and is measured against the one-currency report above.
-  const converted = runs('currencies') ? await dataSet(sql, `Bench currencies ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days }, { currencies: ['USD', 'EUR', 'GBP'], reportCurrency: 'EUR' }) : undefined;
+  const converted = runs('currencies') || runs('periods') ? await dataSet(sql, `Bench currencies ${scale}`, { accounts: 20, campaigns: Math.round(2000 * scale), creatives: Math.round(10000 * scale), days }, { currencies: ['USD', 'EUR', 'GBP'], reportCurrency: 'EUR' }) : undefined;
   const segments = await segmentReport(sql, main.org);
   const token = await tokenFor(server.url, main.client);
   const segmentToken = await tokenFor(server.url, segments.client);
@@ -596,7 +596,47 @@ try {
     );
   }
 
-  if (converted) {
+  const after: string[] = [];
+  if (runs('periods')) {
+    // DECISIONS §6, interval: campaign × day over the whole range, as a warehouse job's first load asks for it, and
+    // the shapes users add to it (a week, a custom metric, a sort, money converted); total × day against the total.
+    const rowsOf = async (url: string, headers: Record<string, string>) => (await (await fetch(url, { headers })).json()).rows.length as number;
+    const shapes: [string, string, Record<string, string>][] = [
+      ['campaign × day', `${dataUrl('campaign')}&interval=day`, auth],
+      ['campaign × day with a custom metric', `${dataUrl('campaign')}&interval=day&metrics=impressions,clicks,spend,ctr,engagement`, auth],
+      ['campaign × day sorted by clicks', `${dataUrl('campaign')}&interval=day&sort=clicks&sortDesc=true`, auth],
+      ['campaign × week', `${dataUrl('campaign')}&interval=week`, auth],
+      ['creative × month', `${dataUrl('creative')}&interval=month`, auth],
+    ];
+    if (converted) {
+      const [{ last: convertedLast }] = await sql`select max(day)::text as last from facts where organization_id = ${converted.org}`;
+      const convertedFrom = new Date(Date.parse(convertedLast) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+      const convertedAuth = { authorization: `Bearer ${await tokenFor(server.url, converted.client)}` };
+      shapes.push(['campaign × day, EUR report over USD, EUR and GBP accounts', `${server.url}/v1/reports/${converted.report}/data?dateFrom=${convertedFrom}&dateTo=${convertedLast}&groupBy=campaign&interval=day`, convertedAuth]);
+    }
+    let campaignDays = 0;
+    let campaignServed = 0;
+    for (const [name, url, headers] of shapes) {
+      log(`periods: ${name}`);
+      const n = await rowsOf(url, headers);
+      const run = await load(url, server.pid, DATA_C, headers);
+      rows.push([`data ${name}, ${days} days, ${f(n)} rows an answer (c=${DATA_C}; ${f(run.rps * n)} rows/s served)`, run]);
+      if (name === 'campaign × day') (campaignDays = n), (campaignServed = run.rps * n);
+    }
+    log('periods: total × day against total');
+    const totalRun = await load(dataUrl('total'), server.pid, DATA_C, auth);
+    const totalDays = await load(`${dataUrl('total')}&interval=day`, server.pid, DATA_C, auth);
+    rows.push([`data groupBy=total, ${days} days (c=${DATA_C})`, totalRun], [`data total × day, ${days} days (c=${DATA_C})`, totalDays]);
+    const oneAnswer = await download(`${dataUrl('campaign')}&interval=day`, token, server.pid);
+    after.push(`| one campaign × day answer, ${f(campaignDays)} rows, read whole | ${f(campaignDays / oneAnswer.seconds)} rows/s | ${f(oneAnswer.seconds * 1000)} total | | ${f(oneAnswer.peak)} |`);
+    targets.push(
+      [`campaign × day, ${days} days ≥ 200,000 rows/s served`, `${f(campaignServed)} rows/s (${f(campaignDays)} rows an answer)`, campaignServed >= 200_000],
+      ['total × day p50 ≤ 2× groupBy=total', `${f(totalDays.p50 / totalRun.p50, 2)}× (${f(totalDays.p50, 1)} ms against ${f(totalRun.p50, 1)} ms)${errorNote(totalRun, totalDays)}`, totalDays.p50 <= 2 * totalRun.p50 && clean(totalRun, totalDays)],
+      ['campaign × day answer peak RSS within 64 MB of idle', `${oneAnswer.peak >= idleRss ? '+' : ''}${f(oneAnswer.peak - idleRss)} MB`, oneAnswer.peak - idleRss <= 64],
+    );
+  }
+
+  if (converted && runs('currencies')) {
     const convertedAuth = { authorization: `Bearer ${await tokenFor(server.url, converted.client)}` };
     const [{ last: convertedLast }] = await sql`select max(day)::text as last from facts where organization_id = ${converted.org}`;
     const convertedFrom = new Date(Date.parse(convertedLast) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
@@ -615,7 +655,6 @@ try {
     }
   }
 
-  const after: string[] = [];
   if (runs('exports')) {
     // The export data set is one day of facts: the day it was generated on, which a later run must reuse.
     const [{ day, n: exported }] = await sql`select max(day)::text as day, count(*)::int as n from facts where organization_id = ${big.org}`;

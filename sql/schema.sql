@@ -647,6 +647,49 @@ AS $function$
          '&', '&amp;'), '<', '&lt;'), '>', '&gt;')
 $function$;
 
+CREATE OR REPLACE FUNCTION public.fact_writes_after_rates()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_currencies text[];
+  v_days date[];
+  v_accounts uuid[];
+  v_stamped date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from new_rows;
+  elsif tg_op = 'DELETE' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from old_rows;
+  else
+    select array_agg(currency), array_agg(day) into v_currencies, v_days
+    from (
+      select currency, day from (select currency, day, usd_per_unit from new_rows except select currency, day, usd_per_unit from old_rows) n
+      union
+      select currency, day from (select currency, day, usd_per_unit from old_rows except select currency, day, usd_per_unit from new_rows) o
+    ) t;
+  end if;
+  if v_currencies is null then
+    return null;
+  end if;
+  with changed as (
+    select t.currency, min(t.day) as first, max(t.day) as last
+    from unnest(v_currencies, v_days) as t(currency, day)
+    group by t.currency
+  ), spans as (
+    select c.currency, c.first, (select min(r.day) from fx_rates r where r.currency = c.currency and r.day > c.last) as until
+    from changed c
+  )
+  select array_agg(w.ad_account_id), array_agg(w.day) into v_accounts, v_stamped
+  from spans s
+  join ad_accounts a on a.currency = s.currency
+    or exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = s.currency)
+  join fact_writes w on w.ad_account_id = a.id and w.day >= s.first and (s.until is null or w.day < s.until);
+  perform stamp_fact_writes(v_accounts, v_stamped);
+  return null;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.fact_writes_after_write()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -1281,6 +1324,9 @@ CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE 
 CREATE TRIGGER converted_rollups_rates_delete AFTER DELETE ON fx_rates REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
 CREATE TRIGGER converted_rollups_rates_insert AFTER INSERT ON fx_rates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
 CREATE TRIGGER converted_rollups_rates_update AFTER UPDATE ON fx_rates REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION converted_rollups_after_rates();
+CREATE TRIGGER fact_writes_rates_delete AFTER DELETE ON fx_rates REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
+CREATE TRIGGER fact_writes_rates_insert AFTER INSERT ON fx_rates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
+CREATE TRIGGER fact_writes_rates_update AFTER UPDATE ON fx_rates REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
 CREATE TRIGGER report_ad_accounts_version_delete AFTER DELETE ON report_ad_accounts REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_insert AFTER INSERT ON report_ad_accounts REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_update AFTER UPDATE ON report_ad_accounts REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();

@@ -207,6 +207,27 @@ it('a fact written any way moves the ETag, so a 304 never hides new numbers', as
   assert.is(after.status, 200);
 });
 
+it('a rate that changes a day\'s conversion makes that day come back, and moves the ETag', async (ctx) => {
+  const query = `${JAN}&groupBy=campaign&interval=day&metrics=spend`;
+  const first = await data(ctx, query);
+  const since = first.res.headers.get('next-changed-since')!;
+  const etag = first.res.headers.get('etag')!;
+  // 6 January had no EUR rate (the 5th's, 1.1, was carried); now it has its own, as `readout fx import` writes it.
+  await ctx.t.db.sql`insert into fx_rates (currency, day, usd_per_unit, source) values ('EUR', '2026-01-06', 1.15, 'import')
+    on conflict (currency, day) do update set usd_per_unit = excluded.usd_per_unit, source = excluded.source`;
+  const again = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, { headers: { ...bearer(ctx.token).headers, 'if-none-match': etag } });
+  assert.is(again.status, 200);
+  const changed = await data(ctx, `${query}&changedSince=${since}`);
+  assert.equal((changed.body.rows as Row[]).map((r) => [r.dimensions.day, r.dimensions.campaignName, round(r.metrics.spend)]), [
+    ['2026-01-06', 'Alpha, "the" first', 115],
+    ['2026-01-06', 'Gamma search', 0],
+  ]);
+  // The same rate written again changes nothing.
+  const resume = changed.res.headers.get('next-changed-since')!;
+  await ctx.t.db.sql`update fx_rates set source = 'import' where currency = 'EUR' and day = '2026-01-06'`;
+  assert.equal((await data(ctx, `${query}&changedSince=${resume}`)).body.rows, []);
+});
+
 it('exports carry the period key first and the resume point', async (ctx) => {
   const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/export.csv?${JAN}&groupBy=ad-account&interval=week&metrics=impressions`, bearer(ctx.token));
   assert.is(res.status, 200);

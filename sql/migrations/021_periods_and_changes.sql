@@ -1,8 +1,10 @@
 -- 021: rows per day, week or month (DECISIONS §6, `interval`), and what changed since a client's last pull
--- (`changedSince`). Every write of facts stamps the (ad account, day) pairs whose numbers it changed; a pull asks for
--- the periods holding a pair stamped after its instant, and each answer names the instant to resume from.
+-- (`changedSince`). Every write of facts, and of the rates their money is converted at, stamps the (ad account, day)
+-- pairs whose numbers it changed; a pull asks for the periods holding a pair stamped after its instant, and each
+-- answer names the instant to resume from.
 
--- When each ad account's day last had its facts written with other numbers (inserted, changed or removed).
+-- When each ad account's day last had its facts written with other numbers (inserted, changed or removed), or the
+-- rate its money is converted at changed.
 create table fact_writes (
   ad_account_id uuid not null references ad_accounts (id) on delete cascade,
   day date not null,
@@ -100,6 +102,58 @@ create trigger fact_writes_update after update on facts
   referencing old table as old_rows new table as new_rows for each statement execute function fact_writes_after_write();
 create trigger fact_writes_delete after delete on facts
   referencing old table as old_rows for each statement execute function fact_writes_after_write();
+
+-- A rate written, replaced or removed changes the money of the days converted at it: from its day up to the next rate
+-- of its currency that did not change (as migration 019 rebuilds them), for accounts in that currency and accounts
+-- converted into it. Those days with facts are stamped as written; a rate written again unchanged stamps nothing.
+create function fact_writes_after_rates()
+returns trigger
+language plpgsql as $$
+declare
+  v_currencies text[];
+  v_days date[];
+  v_accounts uuid[];
+  v_stamped date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from new_rows;
+  elsif tg_op = 'DELETE' then
+    select array_agg(currency), array_agg(day) into v_currencies, v_days from old_rows;
+  else
+    select array_agg(currency), array_agg(day) into v_currencies, v_days
+    from (
+      select currency, day from (select currency, day, usd_per_unit from new_rows except select currency, day, usd_per_unit from old_rows) n
+      union
+      select currency, day from (select currency, day, usd_per_unit from old_rows except select currency, day, usd_per_unit from new_rows) o
+    ) t;
+  end if;
+  if v_currencies is null then
+    return null;
+  end if;
+  with changed as (
+    select t.currency, min(t.day) as first, max(t.day) as last
+    from unnest(v_currencies, v_days) as t(currency, day)
+    group by t.currency
+  ), spans as (
+    select c.currency, c.first, (select min(r.day) from fx_rates r where r.currency = c.currency and r.day > c.last) as until
+    from changed c
+  )
+  select array_agg(w.ad_account_id), array_agg(w.day) into v_accounts, v_stamped
+  from spans s
+  join ad_accounts a on a.currency = s.currency
+    or exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = s.currency)
+  join fact_writes w on w.ad_account_id = a.id and w.day >= s.first and (s.until is null or w.day < s.until);
+  perform stamp_fact_writes(v_accounts, v_stamped);
+  return null;
+end
+$$;
+
+create trigger fact_writes_rates_insert after insert on fx_rates
+  referencing new table as new_rows for each statement execute function fact_writes_after_rates();
+create trigger fact_writes_rates_update after update on fx_rates
+  referencing old table as old_rows new table as new_rows for each statement execute function fact_writes_after_rates();
+create trigger fact_writes_rates_delete after delete on fx_rates
+  referencing old table as old_rows for each statement execute function fact_writes_after_rates();
 
 -- report_campaign_facts (019) a day at a time: every day from the daily rollups, native or converted, or converted
 -- as read for accounts without converted rollups.
