@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres } from './support/database.ts';
+import { seedDemo, type DemoIds } from './support/demo.ts';
 import { bearer, cli, createOrg, tenant } from './support/fixtures.ts';
 import { skipped } from './support/skip.ts';
 import { FIXTURE_CSV, fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
@@ -110,6 +111,14 @@ it('the ETag covers interval and changedSince', async (ctx) => {
     etags.add((await data(ctx, `${JAN}&groupBy=campaign${extra}`)).res.headers.get('etag')!);
   }
   assert.is(etags.size, 5);
+});
+
+it('an interval costs what the same answer without it costs: one unit per ad account', async (ctx) => {
+  const remaining = (res: Response) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit') ?? '')![1]);
+  const a = (await data(ctx, `${JAN}&groupBy=campaign`)).res;
+  const b = (await data(ctx, `${JAN}&groupBy=campaign&interval=day`)).res;
+  const c = (await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=2026-01-01T00:00:00Z`)).res;
+  assert.equal([remaining(a) - remaining(b), remaining(b) - remaining(c)], [2, 2]);
 });
 
 it('bad intervals and changedSince are 400 naming the parameter', async (ctx) => {
@@ -238,3 +247,34 @@ it('exports carry the period key first and the resume point', async (ctx) => {
 });
 
 it.run();
+
+const demo = suite<{ t: TestApp; ids: DemoIds }>('rows a period at a time: the demo');
+demo.before(async (ctx) => {
+  ctx.t = await testApp({ demo: true });
+  ctx.ids = await seedDemo(ctx.t);
+});
+demo.after(async (ctx) => ctx.t.close());
+
+demo('segment and campaign weeks of a segment report sum to the whole range, segment by segment', async ({ t, ids }) => {
+  const report = ids.reports['Segment overview'];
+  const get = async (q: string) => {
+    const res = await t.fetch(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-03-31&metrics=impressions,spend,ctr&${q}`, bearer(ids.token));
+    assert.is(res.status, 200, q);
+    return (await res.json()).rows as Row[];
+  };
+  for (const groupBy of ['segment', 'campaign']) {
+    const weeks = await get(`groupBy=${groupBy}&interval=week`);
+    const whole = await get(`groupBy=${groupBy}`);
+    assert.ok(weeks.length > whole.length);
+    assert.ok(weeks.every((r) => new Date(`${r.dimensions.week}T00:00:00Z`).getUTCDay() === 1), 'every week starts on a Monday');
+    for (const row of whole) {
+      const id = row.dimensions.segmentId ?? row.dimensions.campaignId;
+      const mine = weeks.filter((r) => (r.dimensions.segmentId ?? r.dimensions.campaignId) === id);
+      assert.is(mine.reduce((sum, r) => sum + (r.metrics.impressions as number), 0), row.metrics.impressions);
+      // Each row's money is rounded to six decimals: summed, the weeks may differ in the last of them.
+      assert.ok(Math.abs(mine.reduce((sum, r) => sum + (r.metrics.spend as number), 0) - (row.metrics.spend as number)) < 1e-4 * mine.length);
+    }
+  }
+});
+
+demo.run();
