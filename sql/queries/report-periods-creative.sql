@@ -1,7 +1,7 @@
 -- report-data-creative a period at a time ($9 true: the video grouping): rows ordered by period, then by creative
 -- name and id. As report-periods-total.sql for the period and $8.
--- Parameters: as report-data-campaign ($1 ad accounts, $2 campaigns, $3 from, $4 to, $5 report currency, $6 name filter), then
--- $7 the interval (day, week or month) and $8 the instant of changedSince (null: every period).
+-- Parameters: as report-data-campaign ($1 ad accounts, $2 campaigns, $3 from, $4 to, $5 report currency, $6 name
+-- filter), then $7 the interval (day, week or month) and $8 the instant of changedSince (null: every period).
 -- Grouped by the order's own keys, so one sort serves both, as in report-data-creative.sql.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.

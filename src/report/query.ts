@@ -48,7 +48,7 @@ const GROUPING_FILES = {
   'ad-account': 'report-data-ad-account',
 } as const satisfies Partial<Record<PreparedData['grouping'], QueryName>>;
 
-/** Each grouping's query a period at a time (interval), but month, which takes none. */
+/** Each grouping's query a period at a time (interval), but month, which takes none; groupingFile picks days' own. */
 const PERIOD_FILES = {
   total: 'report-periods-total',
   campaign: 'report-periods-campaign',
@@ -64,6 +64,9 @@ const PERIOD_FILES = {
  * planner settings (EXPORT_SETTINGS, copyStatement.ts); without them PostgreSQL plans it far slower for many creatives.
  */
 export function groupingFile(grouping: PreparedData['grouping'], range: DayRange, oneCurrency = false, interval?: Interval): QueryName {
+  if (interval === 'day' && (grouping === 'campaign' || grouping === 'video' || grouping === 'creative')) {
+    return grouping === 'campaign' ? 'report-days-campaign' : 'report-days-creative';
+  }
   if (interval !== undefined && grouping !== 'month') return PERIOD_FILES[grouping];
   if (grouping !== 'video' && grouping !== 'creative') return GROUPING_FILES[grouping];
   if (days(range) >= SUM_CREATIVES_FIRST_DAYS) return 'report-data-creative-summed';

@@ -82,6 +82,8 @@ export type QueryName =
   | 'report-data-month'
   | 'report-data-segment'
   | 'report-data-total'
+  | 'report-days-campaign'
+  | 'report-days-creative'
   | 'report-periods-ad-account'
   | 'report-periods-campaign'
   | 'report-periods-creative'

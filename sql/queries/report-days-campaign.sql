@@ -1,0 +1,13 @@
+-- report-periods-campaign for interval=day: the same columns, rows and order. A campaign has one row a day in the
+-- daily rollups (report_campaign_days), so nothing is summed: grouping 800,000 rows that are groups already was a
+-- third of a 400-day answer's time (BENCHMARKS.md).
+-- Parameters: as report-periods-campaign ($7 is always 'day').
+-- Money that cannot be converted (no rate on or before its day) is null in its own row.
+select to_char(f.period, 'YYYY-MM-DD') as period,
+       c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAccountId", c.external_id as "externalId",
+       f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
+       f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
+from report_campaign_periods($1, $2, $3, $4, $5, $7, $8) f
+join campaigns c on c.id = f.campaign_id
+where $6::text is null or strpos(lower(c.name), lower($6)) > 0
+order by f.period, c.name, c.id

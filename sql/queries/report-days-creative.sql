@@ -1,0 +1,12 @@
+-- report-periods-creative for interval=day ($9 true: the video grouping): the same columns, rows and order. A
+-- creative has one fact a day, so nothing is summed (as report-days-campaign.sql).
+-- Parameters: as report-periods-creative ($7 is always 'day').
+-- Money that cannot be converted (no rate on or before its day) is null in its own row.
+select to_char(f.period, 'YYYY-MM-DD') as period,
+       f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+       f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
+       f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
+from report_creative_periods($1, $2, $3, $4, $5, $7, $8) f
+join creatives cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
+where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
+order by f.period, cr.name, f.creative_id
