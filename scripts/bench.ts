@@ -181,7 +181,8 @@ function curl(url: string, token: string): Promise<number> {
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the output may still be unread when the process has exited.
+    child.on('close', (code) => {
       const [status, size] = out.trim().split(' ');
       if (code === 0 && status === '200') resolve(Number(size));
       else reject(new Error(`curl exited ${code}: ${out.trim()}`));
@@ -614,14 +615,25 @@ try {
       const convertedAuth = { authorization: `Bearer ${await tokenFor(server.url, converted.client)}` };
       shapes.push(['campaign × day, EUR report over USD, EUR and GBP accounts', `${server.url}/v1/reports/${converted.report}/data?dateFrom=${convertedFrom}&dateTo=${convertedLast}&groupBy=campaign&interval=day`, convertedAuth]);
     }
+    // An answer of hundreds of thousands of rows outlasts a scenario at c=4: each shape is served as whole downloads,
+    // DATA_C at once, twice over; rows/s served is all their rows over the wall time.
     let campaignDays = 0;
     let campaignServed = 0;
     for (const [name, url, headers] of shapes) {
       log(`periods: ${name}`);
       const n = await rowsOf(url, headers);
-      const run = await load(url, server.pid, DATA_C, headers);
-      rows.push([`data ${name}, ${days} days, ${f(n)} rows an answer (c=${DATA_C}; ${f(run.rps * n)} rows/s served)`, run]);
-      if (name === 'campaign × day') (campaignDays = n), (campaignServed = run.rps * n);
+      const bearerOf = headers.authorization.slice('Bearer '.length);
+      const t0 = performance.now();
+      const times: number[] = [];
+      const { peak } = await peakRss(server.pid, () =>
+        Promise.all(Array.from({ length: DATA_C }, async () => {
+          for (let i = 0; i < 2; i++) times.push((await download(url, bearerOf, server.pid)).seconds * 1000);
+        })),
+      );
+      const served = (2 * DATA_C * n) / ((performance.now() - t0) / 1000);
+      times.sort((a, b) => a - b);
+      rows.push([`data ${name}, ${days} days, ${f(n)} rows an answer, ${2 * DATA_C} downloads ${DATA_C} at once (${f(served)} rows/s served)`, { rps: (2 * DATA_C) / ((performance.now() - t0) / 1000), p50: times[Math.floor((times.length - 1) / 2)], p99: times[times.length - 1], peakRss: peak }]);
+      if (name === 'campaign × day') (campaignDays = n), (campaignServed = served);
     }
     log('periods: total × day against total');
     const totalRun = await load(dataUrl('total'), server.pid, DATA_C, auth);
@@ -630,7 +642,7 @@ try {
     const oneAnswer = await download(`${dataUrl('campaign')}&interval=day`, token, server.pid);
     after.push(`| one campaign × day answer, ${f(campaignDays)} rows, read whole | ${f(campaignDays / oneAnswer.seconds)} rows/s | ${f(oneAnswer.seconds * 1000)} total | | ${f(oneAnswer.peak)} |`);
     targets.push(
-      [`campaign × day, ${days} days ≥ 200,000 rows/s served`, `${f(campaignServed)} rows/s (${f(campaignDays)} rows an answer)`, campaignServed >= 200_000],
+      [`campaign × day, ${days} days ≥ 200,000 rows/s served`, `${f(campaignServed)} rows/s (${f(campaignDays)} rows an answer, ${DATA_C} at once)`, campaignServed >= 200_000],
       ['total × day p50 ≤ 2× groupBy=total', `${f(totalDays.p50 / totalRun.p50, 2)}× (${f(totalDays.p50, 1)} ms against ${f(totalRun.p50, 1)} ms)${errorNote(totalRun, totalDays)}`, totalDays.p50 <= 2 * totalRun.p50 && clean(totalRun, totalDays)],
       ['campaign × day answer peak RSS within 64 MB of idle', `${oneAnswer.peak >= idleRss ? '+' : ''}${f(oneAnswer.peak - idleRss)} MB`, oneAnswer.peak - idleRss <= 64],
     );
