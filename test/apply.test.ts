@@ -114,6 +114,25 @@ it("README's file: a dry run writes nothing, apply creates it all, the API answe
   assert.is(said.stdout.trim(), 'no changes: the organization already matches readout.yaml');
 });
 
+it("the walk-through's last step on a database holding the demo's rates: Brand search's 55 USD shows as 50 EUR", async ({ files }) => {
+  // Every install starts with the demo (DEMO is on with the embedded database), and its EUR rates run every day.
+  const t = await testApp({ demo: true });
+  try {
+    const org = await createOrg(t.db.sql, { currency: 'EUR' });
+    const run = (argv: string[], text = '') => runCommand(argv, { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text, copy: onPostgres });
+    assert.is((await run(['fx', 'import', '--file', 'rates.csv'], files.rates)).code, 0);
+    assert.is((await importCsv(t, org, files.facts)).code, 0);
+    assert.is((await run(['apply', '--org', org, '--file', 'readout.yaml'], files.yaml)).code, 0);
+    const token = await getToken(t, await createClient(t.db.sql, org));
+    const [report] = await t.db.sql`select id from reports where organization_id = ${org} and name = 'Europe in EUR'`;
+    const { body } = await get(t, token, `/v1/reports/${report.id}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`);
+    const spend = Object.fromEntries(body.rows.map((r: { dimensions: { campaignName: string }; metrics: { spend: number } }) => [r.dimensions.campaignName, r.metrics.spend]));
+    assert.equal(spend, { 'Brand search': 50, 'Brand video': 210, Prospecting: 80 });
+  } finally {
+    await t.close();
+  }
+});
+
 it('a change shows at once: definitions, data and ETags (an old ETag is never answered 304)', async ({ t, org, token, files }) => {
   await apply(t, org, files.yaml);
   const reports = (await get(t, token, '/v1/reports')).body.data as { id: string; name: string }[];

@@ -155,6 +155,22 @@ it('import replaces a loaded day; the demo never overwrites imported rates; fx l
   assert.is(eur.source, 'import', 'EUR had imported rates, so the demo added none');
 }));
 
+it("an import removes the demo's rates of every currency it loads, and only of those", withApp(async (t) => {
+  const out = await runCommand(['demo', '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {} });
+  assert.is(out.code, 0, out.stderr);
+  const sources = async () => Object.fromEntries((JSON.parse((await fx(t, ['list'])).stdout).currencies as { currency: string; source: string }[]).map((c) => [c.currency, c.source]));
+  const before = await sources();
+  assert.is(before.EUR, 'demo');
+  const demoCurrencies = Object.keys(before).filter((c) => before[c] === 'demo' && c !== 'EUR');
+  assert.ok(demoCurrencies.length > 0, 'the demo has rates of another currency than EUR');
+  await fx(t, ['import', '--file', 'a.csv'], 'date,currency,usd_per_unit\n2026-01-01,EUR,1.10\n');
+  const after = await sources();
+  assert.is(after.EUR, 'import');
+  const [{ days }] = await t.db.sql`select count(*)::int as days from fx_rates where currency = 'EUR'`;
+  assert.is(days, 1, "the demo's EUR days are gone, not mixed with the imported one");
+  for (const currency of demoCurrencies) assert.is(after[currency], 'demo', `${currency} keeps the demo's rates`);
+}));
+
 it('a bad file is refused whole: first bad line named, exit 2, nothing written', withApp(async (t) => {
   const before = (await t.db.sql`select count(*)::int as n from fx_rates`)[0].n;
   const out = await fx(t, ['import', '--file', 'bad.csv'], 'date,currency,usd_per_unit\n2026-03-01,SEK,0.1\n2026-03-02,SEK,x\n');

@@ -35,6 +35,7 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: str
   }
   if (rates.length === 0) throw new UsageError('--file: holds no rate');
   const written = await transaction(sql, async (tx) => {
+    await query(tx as unknown as Sql, 'delete-demo-rates', [[...new Set(rates.map((r) => r.currency))]]);
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {
       const batch = rates.slice(at, at + BATCH);

@@ -24,6 +24,7 @@ export type QueryName =
   | 'create-organization'
   | 'create-signing-key'
   | 'create-subscription'
+  | 'delete-demo-rates'
   | 'delete-organization'
   | 'demo-add-ad-account'
   | 'demo-add-campaign'
