@@ -37,6 +37,7 @@ import { TimedOut } from './store/timeout.ts';
 import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
 import { readResumePoint } from './report/changes.ts';
+import { refuseUndeclared } from './http/declared.ts';
 import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
 import { localSettings, postgresPool, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
@@ -105,7 +106,8 @@ export function createApp(deps: AppDeps): App {
   const reads = standbyReads(primary, config);
 
   // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
-  // then charge (429/503); the route then checks parameters (400) and resources (404) before it works.
+  // then charge (429/503); then parameters (400: an undeclared one first, DECISIONS §8, then the route's own) and
+  // resources (404) before it works.
   const issuers = tokenIssuers(sql, config.baseUrl);
   const revoked = revocations(sql, clock);
   const withPrincipal = authenticate(tokenVerifier(keys, issuers), revoked, clock);
@@ -123,13 +125,13 @@ export function createApp(deps: AppDeps): App {
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
   const withResumePoint = readResumePoint(sql);
-  const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), withReads);
+  const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), refuseUndeclared, withReads);
   // Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
   // (with the parameters) from where its data will be read (a client past its limit of them at once is refused by
   // the lane, and its charge given back). An answer with an interval reads its resume point before that source is
   // chosen (report/changes.ts).
   const heavy = (scope: Scope, cost: Cost) =>
-    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withResumePoint, withReads, readReportRequest, charged(cost));
+    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withResumePoint, withReads, readReportRequest, charged(cost), refuseUndeclared);
 
   // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
@@ -156,10 +158,10 @@ export function createApp(deps: AppDeps): App {
   router
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds: config.tokenTtlSeconds }))
     .all('/v1/*', onlyGetAndHead)
-    .get('/v1/health', liveness)
-    .get('/v1/openapi.json', published.openapi)
-    .get('/v1/docs', published.docs)
-    .get('/v1/me', withPrincipal, me({ sql, clock, plans, quota: meter }))
+    .get('/v1/health', refuseUndeclared, liveness)
+    .get('/v1/openapi.json', refuseUndeclared, published.openapi)
+    .get('/v1/docs', refuseUndeclared, published.docs)
+    .get('/v1/me', withPrincipal, refuseUndeclared, me({ sql, clock, plans, quota: meter }))
     .get('/v1/organizations', guarded('organizations:read', 1), orgs.list)
     .get('/v1/organizations/:id', guarded('organizations:read', 1), orgs.get)
     .get('/v1/organizations/:id/ad-accounts', guarded('ad-accounts:read', 1), adAccounts())

@@ -85,7 +85,7 @@ it('answers through PgBouncer equal the direct ones, under concurrency, abandone
     `${report}/export.csv?groupBy=ad-account&${range}`,
     `${report}/export.csv?groupBy=creative&${range}`,
     `/v1/organizations/${demo.organizationId}/ad-accounts`,
-    `/v1/organizations/${demo.organizationId}/campaigns?limit=5`,
+    `/v1/organizations/${demo.organizationId}/campaigns?pageSize=5`,
     report,
   ];
   const text = async (which: App, path: string, init: RequestInit = {}) => {

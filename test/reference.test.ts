@@ -81,4 +81,10 @@ it("Redoc's bundle is served without its request to another host, and nothing in
   assert.is(JSON.parse(readFileSync('package.json', 'utf8')).dependencies.redoc, '2.5.4', 'pinned: the logo address is checked against this version');
 });
 
+it('the licence is MIT: LICENSE, package.json and the document say so', () => {
+  assert.match(readFileSync('LICENSE', 'utf8'), /^MIT License\n/);
+  assert.is(JSON.parse(readFileSync('package.json', 'utf8')).license, 'MIT');
+  assert.equal(doc.info.license, { name: 'MIT', identifier: 'MIT' });
+});
+
 it.run();
