@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseArgs } from '../src/cli/args.ts';
+import { readFileSync } from 'node:fs';
+import { SCOPES } from '../src/auth/scopes.ts';
 import { COMMANDS, flagsOf, SWITCHES, usageLine } from '../src/cli/commands.ts';
 import { runCommand } from '../src/cli/run.ts';
 import { freshDatabase, onPostgres, freshDatabaseUrl, type TestDatabase } from './support/database.ts';
@@ -109,6 +111,51 @@ it('help lists every command with one line; COMMAND --help gives its usage and a
   }
 });
 
+it('readout version and --version print the version and the runtime, without a database', async ({ db }) => {
+  const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
+  for (const argv of [['version'], ['--version']]) {
+    const out = await run(db, argv);
+    assert.is(out.code, 0, out.stderr);
+    assert.is(out.stdout, `readout ${version} (Node ${process.versions.node})\n`);
+  }
+  assert.equal(JSON.parse((await run(db, ['--version', '--json'])).stdout), { version, runtime: `Node ${process.versions.node}` });
+});
+
+it('client create --help lists every scope; generate says its counts are totals; demo explains its second organization', async ({ db }) => {
+  const help = (await run(db, ['client', 'create', '--help'])).stdout;
+  for (const scope of SCOPES) assert.ok(help.includes(scope), scope);
+  assert.match((await run(db, ['generate', '--help'])).stdout, /totals for the organization/);
+  assert.match((await run(db, ['demo', '--help'])).stdout, /Other Company/);
+});
+
+it('generate refuses fewer creatives than campaigns, which would leave campaigns without any', async ({ db, org }) => {
+  const out = await run(db, ['generate', '--org', org, '--accounts', '2', '--campaigns', '100', '--days', '60', '--creatives', '10']);
+  assert.is(out.code, 2);
+  assert.is(out.stderr, 'readout: --creatives must be at least --campaigns: it is a total, spread over the campaigns\n');
+  const ok = await run(db, ['generate', '--org', org, '--accounts', '2', '--campaigns', '6', '--days', '2', '--creatives', '7', '--json']);
+  assert.is(ok.code, 0, ok.stderr);
+  const [{ empty }] = await db.sql`select count(*)::int as empty from campaigns c where c.organization_id = ${org}
+    and not exists (select 1 from creatives k where k.campaign_id = c.id)`;
+  assert.is(empty, 0, 'every campaign has a creative');
+});
+
+it('tables have a header row and fit 100 columns, long names cut with …; --json holds them whole', async ({ db }) => {
+  const org = await createOrg(db.sql, { name: `A very long organization name ${'x'.repeat(120)}` });
+  await createClient(db.sql, org, { name: `warehouse job with a long name ${'y'.repeat(100)}` });
+  const out = await run(db, ['demo']);
+  assert.is(out.code, 0, out.stderr);
+  const demoOrg = (await db.sql`select id from organizations where name = 'Readout Demo'`)[0]?.id ?? org;
+  for (const argv of [['org', 'list'], ['client', 'list', '--org', org], ['report', 'list', '--org', demoOrg], ['account', 'list', '--org', demoOrg],
+    ['segment', 'list', '--org', demoOrg], ['metric', 'list', '--org', demoOrg]]) {
+    const text = (await run(db, argv)).stdout.trimEnd().split('\n');
+    assert.ok(/^(id|clientId|name) /.test(text[0]), `${argv.join(' ')}: a header row, got ${text[0]}`);
+    for (const line of text) assert.ok(line.length <= 100, `${argv.join(' ')}: ${line.length} columns: ${line}`);
+  }
+  assert.ok((await run(db, ['org', 'list'])).stdout.includes('…'));
+  const listed = JSON.parse((await run(db, ['org', 'list', '--json'])).stdout).organizations as { name: string }[];
+  assert.ok(listed.some((o) => o.name.endsWith('x'.repeat(120))));
+});
+
 it('every missing flag is named at once, with the usage line; an unknown one by name', async ({ db, org }) => {
   const missing = await run(db, ['client', 'create', '--org', org]);
   assert.is(missing.code, 2);
@@ -202,7 +249,7 @@ lists('org list, account list, report list, segment list and metric list: one JS
 
   const text = await run(db, ['report', 'list', '--org', org]);
   const [header, ...rows] = text.stdout.trimEnd().split('\n');
-  assert.match(header, /^id +name +kind +currency +adAccountIds +metrics +groupings$/);
+  assert.match(header, /^id +name +kind +currency +accounts +metrics +groupings$/);
   assert.is(rows.length, reports.length);
   // Aligned: each column starts at the same place on every line.
   const at = header.indexOf('kind');

@@ -5,7 +5,7 @@ import { isScope, SCOPES } from '../auth/scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
-import { result } from './output.ts';
+import { result, table } from './output.ts';
 
 function scopesFlag(value: string): string[] {
   const names = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
@@ -98,6 +98,9 @@ type ClientRow = {
   secrets: unknown[];
 };
 
+/** An allow-list in a table: all, or how many ids. */
+const allOr = (list: string | string[]) => (typeof list === 'string' ? list : `${list.length} listed`);
+
 export async function clientList(sql: Sql, { flags }: Parsed) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
@@ -112,6 +115,6 @@ export async function clientList(sql: Sql, { flags }: Parsed) {
     revokedAt: row.revoked_at?.toISOString() ?? null,
     secrets: row.secrets,
   }));
-  const text = clients.map((c) => `${c.clientId}  ${c.name}  ${c.revokedAt ? 'revoked' : 'live'}  ${c.scopes.join(' ')}`).join('\n');
-  return result({ clients }, text || 'no clients');
+  const shown = clients.map((c) => ({ ...c, state: c.revokedAt ? 'revoked' : 'live', scopes: c.scopes.join(' '), reports: allOr(c.reports), adAccounts: allOr(c.adAccounts) }));
+  return result({ clients }, table(shown, ['clientId', 'name', 'state', 'reports', 'adAccounts', 'scopes']) || 'no clients');
 }

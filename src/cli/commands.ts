@@ -11,6 +11,8 @@ import { accountList, metricList, orgList, reportList, segmentList } from './lis
 import { orgCreate, orgDelete, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 import { bundled } from '../serve/bundled.ts';
+import { SCOPES } from '../auth/scopes.ts';
+import pkg from '../../package.json' with { type: 'json' };
 
 export type CommandDeps = {
   sql: Sql;
@@ -26,6 +28,8 @@ export type CommandDeps = {
 
 export type Command = {
   summary: string;
+  /** Lines its help prints after the usage: what a flag's values may be. */
+  details?: string[];
   /** The flags after the command's words, as its usage line shows them. */
   usage: string;
   example: string;
@@ -40,6 +44,10 @@ const noStream = async function* (): AsyncGenerator<Uint8Array> {
 export const COMMANDS: Record<string, Command> = {
   demo: {
     summary: 'create the demo organization (or top it up) and issue its client a fresh secret; --remove deletes it',
+    details: [
+      'It also makes "Other Company", a second organization with an ad account and a report of its own: the demo',
+      "client must never see them, so you can try allow-lists and tenancy (a request for its report is 404).",
+    ],
     usage: '[--remove]',
     example: 'readout demo',
     run: ({ sql, now }, args) => demo(sql, args, now),
@@ -125,6 +133,11 @@ export const COMMANDS: Record<string, Command> = {
   'client create': {
     summary: 'create an API client and its first secret (shown once)',
     usage: '--org ID --name NAME --scopes "SCOPE ..." --reports all|ID,... --ad-accounts all|ID,...',
+    details: [
+      `scopes, one or more, space-separated: ${SCOPES.slice(0, 4).join(' ')}`,
+      `  ${SCOPES.slice(4).join(' ')}`,
+      '--reports and --ad-accounts: all, or the ids the client may see (readout report list, readout account list)',
+    ],
     example: 'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all --ad-accounts all',
     run: ({ sql }, args) => clientCreate(sql, args),
   },
@@ -162,6 +175,11 @@ export const COMMANDS: Record<string, Command> = {
   generate: {
     summary: 'generate synthetic data at scale, for trials and benchmarks',
     usage: '--org ID --accounts N --campaigns N --days N [--creatives N] [--currencies C,C]',
+    details: [
+      'The counts are totals for the organization, not per parent: --campaigns are spread over the --accounts, and',
+      '--creatives (default 5 a campaign) over the campaigns, each getting some. One fact a creative and day, for',
+      'the --days up to yesterday. --currencies: the accounts take them in turn (default: the organization\'s).',
+    ],
     example: 'readout generate --org 3f0c... --accounts 5 --campaigns 200 --days 400',
     run: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
   },
@@ -191,7 +209,7 @@ export function flagsOf(usage: string): FlagSpec[] {
 }
 
 /** Every switch any command takes, and those every command takes: the parser must know them before the command. */
-export const SWITCHES = new Set(['json', 'help', ...Object.values(COMMANDS).flatMap((c) => flagsOf(c.usage).filter((f) => !f.value).map((f) => f.name))]);
+export const SWITCHES = new Set(['json', 'help', 'version', ...Object.values(COMMANDS).flatMap((c) => flagsOf(c.usage).filter((f) => !f.value).map((f) => f.name))]);
 
 export const usageLine = (name: string) => `usage: readout ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''} [--json]`;
 
@@ -206,6 +224,7 @@ export function helpText(): string {
       : '(from a checkout: npm run readout -- COMMAND; on Bun: npx bun src/cli.ts COMMAND)',
     '',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),
+    `  ${'version'.padEnd(width)}  print the version and the runtime (also --version)`,
     '',
     'With --json every command prints exactly one JSON object. Bad arguments: one line on stderr, exit 2.',
   ].join('\n');
@@ -213,5 +232,19 @@ export function helpText(): string {
 
 /** `readout COMMAND --help`: what it does, its usage line, and an example. */
 export function commandHelp(name: string): string {
-  return [`readout ${name}: ${COMMANDS[name].summary}`, usageLine(name), `example: ${COMMANDS[name].example}`].join('\n');
+  const command = COMMANDS[name];
+  return [`readout ${name}: ${command.summary}`, usageLine(name), ...(command.details ?? []), `example: ${command.example}`].join('\n');
+}
+
+/** `readout version`: the package's version and the runtime it runs on (DECISIONS §10). */
+export function versionText(json: boolean): string {
+  const runtime = runtimeName();
+  return json ? JSON.stringify({ version: pkg.version, runtime }) : `readout ${pkg.version} (${runtime})`;
+}
+
+function runtimeName(): string {
+  const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } };
+  if (g.Bun) return `Bun ${g.Bun.version}`;
+  if (g.Deno) return `Deno ${g.Deno.version.deno}`;
+  return `Node ${process.versions.node}`;
 }

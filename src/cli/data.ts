@@ -204,7 +204,10 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   const campaigns = count('campaigns', f.campaigns, 1_000_000);
   const creatives = count('creatives', f.creatives ?? String(campaigns * 5), 5_000_000);
   const days = count('days', f.days, 3650);
-  if (campaigns < accounts) throw new UsageError('--campaigns must be at least --accounts');
+  // Totals, spread in turn (generate-entities.sql): fewer would leave accounts without campaigns, or campaigns
+  // without creatives.
+  if (campaigns < accounts) throw new UsageError('--campaigns must be at least --accounts: it is a total, spread over the accounts');
+  if (creatives < campaigns) throw new UsageError('--creatives must be at least --campaigns: it is a total, spread over the campaigns');
   const { currency } = await requireOrganization(sql, org);
   // Accounts in turn in each of --currencies (default: the organization's), for trying conversion at scale.
   const currencies = (f.currencies ?? currency).split(',').map((c) => c.trim().toUpperCase());

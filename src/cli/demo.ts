@@ -164,6 +164,7 @@ export async function demo(sql: Sql, { flags }: Parsed, now: number) {
       `reports ${out.reportIds.join(', ')}`,
       `client ${out.clientId}`,
       `secret ${out.clientSecret}  (shown this once)`,
+      'also "Other Company", a second organization the demo client must never see (try a request for its report: 404)',
     ].join('\n'),
   );
 }

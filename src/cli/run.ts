@@ -1,7 +1,7 @@
 // Runs one operator command line against a database: parse, check the flags against the command's usage, dispatch,
 // and the exit code it deserves. Help is answered here too, without the database.
 import { parseArgs, UsageError } from './args.ts';
-import { commandHelp, COMMANDS, flagsOf, helpText, SWITCHES, usageLine, type CommandDeps } from './commands.ts';
+import { commandHelp, COMMANDS, flagsOf, helpText, SWITCHES, usageLine, versionText, type CommandDeps } from './commands.ts';
 
 export type CliOutcome = { code: 0 | 1 | 2; stdout: string; stderr: string };
 
@@ -18,6 +18,7 @@ export function parseCommandLine(argv: string[]) {
   const parsed = parseArgs(argv, SWITCHES);
   const json = parsed.flags.has('json');
   const [first, ...rest] = parsed.words;
+  if ((first === 'version' && rest.length === 0) || (first === undefined && parsed.flags.has('version'))) return { help: versionText(json), json };
   if (first === 'help' || (first === undefined && parsed.flags.has('help'))) {
     if (rest.length === 0) return { help: helpText(), json };
     const asked = commandOf(rest);
