@@ -1,5 +1,7 @@
-// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only http,data,periods,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with autocannon (and
-// downloads the exports with curl) from another core, measures the floors in the same run, and prints a Markdown table with every target met or missed.
+// npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only
+// http,data,periods,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with
+// autocannon (and downloads the exports with curl) from another core, measures the floors in the same run, and prints a
+// Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,7 +118,8 @@ async function load(url: string, pid: number, connections: number, headers: Reco
   // Answers with any status other than the one expected count as errors (a 304 run expects 304, the rest 200).
   const statuses = (r.statusCodeStats ?? {}) as Record<string, { count: number }>;
   const unexpected = Object.entries(statuses).reduce((n, [code, { count }]) => n + (code === String(expect) ? 0 : count), 0);
-  // A scenario in which no request finished measured nothing: its zero latencies would read as fast, so it counts as failed.
+  // A scenario in which no request finished measured nothing: its zero latencies would read as fast, so it counts as
+  // failed.
   const unfinished = r.requests.total === 0 ? 1 : 0;
   const measured = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + unfinished, unexpected, peakRss: peak };
   loads.push(measured);
@@ -459,8 +462,8 @@ if (only === 'replicas') {
   console.log([machine('PostgreSQL primary and standby made here, sharing its cores'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
-// An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never filled.
-// Ten data answers at once from one client (the memory scenario) need a per-client limit above the default 4.
+// An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never
+// filled. Ten data answers at once from one client (the memory scenario) need a per-client limit above the default 4.
 const serverEnv = { PORT: '0', DEMO: 'off', HEAVY_PER_CLIENT: '10', HEAVY_CONNECTIONS: process.env.HEAVY_CONNECTIONS, ...(embedded ? { DATA_DIR: dataDir!, DATABASE_URL: undefined } : { DATABASE_URL: process.env.DATABASE_URL! }) };
 let sql: Sql;
 let closeDb = async () => {};
@@ -599,8 +602,8 @@ try {
 
   const after: string[] = [];
   if (runs('periods')) {
-    // DECISIONS §6, interval: campaign × day over the whole range, as a warehouse job's first load asks for it, and
-    // the shapes users add to it (a week, a custom metric, a sort, money converted); total × day against the total.
+    // docs/decisions.md §6, interval: campaign × day over the whole range, as a warehouse job's first load asks for it,
+    // and the shapes users add to it (a week, a custom metric, a sort, money converted); total × day against the total.
     const rowsOf = async (url: string, headers: Record<string, string>) => (await (await fetch(url, { headers })).json()).rows.length as number;
     const shapes: [string, string, Record<string, string>][] = [
       ['campaign × day', `${dataUrl('campaign')}&interval=day`, auth],
@@ -718,8 +721,8 @@ try {
     );
   }
   if (runs('fair')) {
-    // DECISIONS §13: another organization's cheap requests (a list every 100 ms, a token every fifth time) while
-    // four clients each run four heavy requests at once (120,000-row creative answers sorted by a custom metric,
+    // docs/decisions.md §13: another organization's cheap requests (a list every 100 ms, a token every fifth time)
+    // while four clients each run four heavy requests at once (120,000-row creative answers sorted by a custom metric,
     // and CSV and XLSX exports of them, read at full speed), for twice a scenario's time.
     const [{ day, n: exported }] = await sql`select max(day)::text as day, count(*)::int as n from facts where organization_id = ${big.org}`;
     const accountsFor120k = Math.min(big.accounts.length, Math.ceil((big.accounts.length * 120_000) / exported));

@@ -1,5 +1,5 @@
-// Writes spec/readout-config.schema.json, the JSON Schema of the file `readout apply` reads (DECISIONS §12), from
-// the valibot schema that checks it; test/apply.test.ts fails when the file is not what this writes.
+// Writes spec/readout-config.schema.json, the JSON Schema of the file `readout apply` reads (docs/decisions.md §12),
+// from the valibot schema that checks it; test/apply.test.ts fails when the file is not what this writes.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { toJsonSchema } from '@valibot/to-json-schema';

@@ -70,8 +70,8 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   /** Ends what the app holds in the store's name (quota leases); call it before the database closes. */
   close(): Promise<void>;
   /**
-   * Reads what verifying a token needs (signing keys, issuers, revoked clients), so a process answers a sibling's
-   * token from its first request on (DECISIONS §9). What the store does not give now is read on demand as before.
+   * Reads what verifying a token needs (signing keys, issuers, revoked clients), so a process answers a sibling's token
+   * from its first request on (docs/decisions.md §9). What the store does not give now is read on demand as before.
    */
   warm(): Promise<void>;
   /** The answer to a request HTTP could not parse, for adapters whose parser refuses some (Node's). */
@@ -97,7 +97,7 @@ export function createApp(deps: AppDeps): App {
       };
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
-  // The charges and refunds wait on a window's lock, bounded on the server (DECISIONS §4); behind a transaction
+  // The charges and refunds wait on a window's lock, bounded on the server (docs/decisions.md §4); behind a transaction
   // pooler the bound is set in each one's own transaction.
   const meter = quota(sql, clock, localSettings(sql, config.poolMode, sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS })));
   const exclusive = deps.heavy ?? heavyPool(sql, config);
@@ -105,9 +105,9 @@ export function createApp(deps: AppDeps): App {
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
   const reads = standbyReads(primary, config);
 
-  // Spec §5, §7 and DECISIONS §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403),
-  // then charge (429/503); then parameters (400: an undeclared one first, DECISIONS §8, then the route's own) and
-  // resources (404) before it works.
+  // docs/decisions.md §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403), then charge
+  // (429/503); then parameters (400: an undeclared one first, docs/decisions.md §8, then the route's own) and resources
+  // (404) before it works.
   const issuers = tokenIssuers(sql, config.baseUrl);
   const revoked = revocations(sql, clock);
   const withPrincipal = authenticate(tokenVerifier(keys, issuers), revoked, clock);
@@ -120,7 +120,7 @@ export function createApp(deps: AppDeps): App {
   // always the primary's.
   const withReads = async (ctx: Context) => {
     // Choosing a standby asks the primary how far it has written: with the primary gone, reads go to it, and the
-    // charge (always the primary's) answers 503, as for any metered path, never a 500 (DECISIONS §4).
+    // charge (always the primary's) answers 503, as for any metered path, never a 500 (docs/decisions.md §4).
     ctx.reads = await reads.source().catch(() => primary);
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
@@ -133,7 +133,7 @@ export function createApp(deps: AppDeps): App {
   const heavy = (scope: Scope, cost: Cost) =>
     inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withResumePoint, withReads, readReportRequest, charged(cost), refuseUndeclared);
 
-  // Spec §8 / DECISIONS §8: only GET and HEAD exist under /v1.
+  // docs/decisions.md §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
     if (ctx.method !== 'GET') {
       throw new ApiError('not-found', `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`, {
@@ -182,7 +182,7 @@ export function createApp(deps: AppDeps): App {
   counts?.standbys(() => reads.states());
 
   function toProblem(error: unknown, ctx: Context): Response {
-    // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (DECISIONS §13).
+    // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (docs/decisions.md §13).
     if (ctx.path === '/api/connect/token') {
       if (!(error instanceof ApiError)) ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
       return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
@@ -229,8 +229,9 @@ export function createApp(deps: AppDeps): App {
     // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
     if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
     else clearTimeout(timer);
-    // Spec §4.5: a 304 refunds its charge; so does every 5xx, the service's failure (DECISIONS §4), and a 429 past the
-    // per-client limit of heavy requests (DECISIONS §13). The answer's RateLimit header shows the refunded standing.
+    // docs/decisions.md §4: a 304 refunds its charge; so does every 5xx, the service's failure (docs/decisions.md §4),
+    // and a 429 past the per-client limit of heavy requests (docs/decisions.md §13). The answer's RateLimit header
+    // shows the refunded standing.
     if (response.status === 304 || response.status >= 500 || ctx.refundCharge) await meter.refund(ctx);
     response = finish(response, ctx, ctx.requestMethod === 'HEAD');
     if (!ctx.streaming) ctx.done();

@@ -1,4 +1,4 @@
-// The service's configuration, read from the environment and checked once at start-up (DECISIONS §2).
+// The service's configuration, read from the environment and checked once at start-up (docs/decisions.md §2).
 import * as v from 'valibot';
 
 const port = v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a port number'), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535));
@@ -40,7 +40,7 @@ export type Config = {
   port: number;
   host: string;
   databaseUrl: string | undefined;
-  /** Hot standbys of DATABASE_URL that reads may go to (DECISIONS §1); empty: every read goes to the primary. */
+  /** Hot standbys of DATABASE_URL that reads may go to (docs/decisions.md §1); empty: every read is the primary's. */
   replicaUrls: string[];
   /** A standby further behind than this is skipped until it catches up. */
   replicaMaxLagMs: number;
@@ -59,9 +59,9 @@ export type Config = {
   problemsUrl: string;
   requestDeadlineMs: number;
   tokenTtlSeconds: number;
-  /** auto: seed the demo organization when the database has none; off by default on PostgreSQL (DECISIONS §10). */
+  /** auto: seed the demo organization on a database with none; off by default on PostgreSQL (docs/decisions.md §2). */
   demo: 'auto' | 'off';
-  /** Report data and export requests one client may run at once (DECISIONS §13). */
+  /** Report data and export requests one client may run at once (docs/decisions.md §13). */
   heavyPerClient: number;
   /** Connections for report data and exports, apart from the shared pool: 10 on PostgreSQL, 4 embedded. */
   heavyConnections: number;

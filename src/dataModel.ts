@@ -1,5 +1,5 @@
-// The enumerations of the data model (DECISIONS §5), used everywhere they are checked or described; the SQL check
-// constraints hold the same values (test/dataModel.test.ts).
+// The enumerations of the data model (docs/decisions.md §5), used everywhere they are checked or described; the SQL
+// check constraints hold the same values (test/dataModel.test.ts).
 export const PLATFORMS = ['google-ads', 'meta-ads', 'linkedin-ads', 'microsoft-ads', 'tiktok-ads'] as const;
 export const CREATIVE_FORMATS = ['image', 'video', 'text', 'carousel'] as const;
 export const CONNECTION_STATUSES = ['ok', 'expired', 'permission-lost'] as const;

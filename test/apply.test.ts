@@ -1,6 +1,6 @@
-// Reports as code (DECISIONS §12, issue 30): `readout apply` and `readout config export`. The walk-through file of
-// README's operator guide is applied to a new organization and its answers compared with sums of its CSV; every
-// kind of bad file is refused with its places and nothing written; re-apply, dry run, prune, round trip, ETags.
+// Reports as code (docs/decisions.md §12, issue 30): `readout apply` and `readout config export`. The walk-through file
+// of README's operator guide is applied to a new organization and its answers compared with sums of its CSV; every kind
+// of bad file is refused with its places and nothing written; re-apply, dry run, prune, round trip, ETags.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import { temporaryDir } from './support/server.ts';
 /** The code blocks of README's walk-through: rates.csv, facts.csv, readout.yaml, in that order. */
 function walkThrough() {
   const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('### From an empty organization'), readme.indexOf('### Reports as code'));
+  const section = readme.slice(readme.indexOf('## From an empty organization'), readme.indexOf('## Configuration'));
   const blocks = [...section.matchAll(/```(csv|yaml)\n([\s\S]*?)```/g)].map(([, , body]) => body.replace(/^ {3}/gm, ''));
   assert.is(blocks.length, 3, 'README walk-through: rates.csv, facts.csv and readout.yaml');
   const [rates, facts, yaml] = blocks;

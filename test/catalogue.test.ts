@@ -28,7 +28,7 @@ it('/v1/organizations is a list of one: the client\'s organization', async ({ ge
   assert.equal(await body(await get(`/v1/organizations/${d.org}`)), page.data[0]);
 });
 
-it('ad accounts carry the DECISIONS §5 fields and filter by platform', async ({ get, d }) => {
+it('ad accounts carry the docs/decisions.md §5 fields and filter by platform', async ({ get, d }) => {
   const all = await body(await get(`/v1/organizations/${d.org}/ad-accounts`));
   assert.is(all.totalCount, 4);
   assert.equal(Object.keys(all.data[0]).sort(), ['connectionStatus', 'currency', 'externalId', 'id', 'lastFetchedAt', 'name', 'organizationId', 'platform', 'timeZone']);
@@ -154,7 +154,7 @@ it.run();
 
 // ---
 
-const seen = suite<Ctx & { limited: string }>('visibility (spec §4.6)');
+const seen = suite<Ctx & { limited: string }>('visibility (docs/decisions.md §9)');
 seen.before(async (ctx) => {
   ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' }, demo: true });
   ctx.d = await seedDemo(ctx.t);

@@ -4,7 +4,7 @@ import { databaseProblem } from '../src/serve/startup.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { runSync } from './support/server.ts';
 
-test('defaults follow DECISIONS §2', () => {
+test('defaults follow docs/decisions.md §2', () => {
   const config = loadConfig({});
   assert.equal(config, {
     port: 8080,

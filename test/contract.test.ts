@@ -37,7 +37,7 @@ document('every route is documented and every documented path is routed', async 
     .flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path.replace(/\{\w+\}/g, '{}')}`))
     .sort();
   assert.equal(await routed(), documented);
-  assert.is(documented.filter((p) => p.startsWith('GET /v1')).length, 16, 'spec §4: sixteen paths');
+  assert.is(documented.filter((p) => p.startsWith('GET /v1')).length, 16, 'the OpenAPI document: sixteen paths');
 });
 
 for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS)) {

@@ -1,8 +1,8 @@
-// Money in another currency than its ad accounts' (DECISIONS §5, §11), read from converted rollups (migration 019):
-// random rate histories and random loads, in random order, and every grouping's money compared with a plain per-day
-// computation made here from what was loaded. Gaps take the latest earlier rate, cross rates go through USD, and money
-// with no rate on or before its day makes its row's money null, never a partial sum.
-// Rows a day or a week at a time (migrations 021, 022) are checked the same way.
+// Money in another currency than its ad accounts' (docs/decisions.md §5, §11), read from converted rollups (migration
+// 019): random rate histories and random loads, in random order, and every grouping's money compared with a plain
+// per-day computation made here from what was loaded. Gaps take the latest earlier rate, cross rates go through USD,
+// and money with no rate on or before its day makes its row's money null, never a partial sum. Rows a day or a week at
+// a time (migrations 021, 022) are checked the same way.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';

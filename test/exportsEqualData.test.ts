@@ -1,7 +1,7 @@
-// Exports equal the data (DECISIONS §7, §11): for random parameter sets over a fixture with nulls (unconvertible
-// money, divisions by zero), every CSV and XLSX cell is the JSON's value, null an empty cell, on every export path
-// (binary COPY, PostgreSQL-rendered rows, cursor; sorted, unsorted, a period at a time, custom metrics). The XLSX is
-// read with read-excel-file, independent of our writer.
+// Exports equal the data (docs/decisions.md §7, §11): for random parameter sets over a fixture with nulls
+// (unconvertible money, divisions by zero), every CSV and XLSX cell is the JSON's value, null an empty cell, on every
+// export path (binary COPY, PostgreSQL-rendered rows, cursor; sorted, unsorted, a period at a time, custom metrics).
+// The XLSX is read with read-excel-file, independent of our writer.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';

@@ -1,5 +1,6 @@
-// Exchange rates an operator loads (DECISIONS §5, §11): the ECB's files as published, a long CSV, conversion at each
-// day's rate (the latest earlier one on a day without), and money that cannot be converted is null, never a partial sum.
+// Exchange rates an operator loads (docs/decisions.md §5, §11): the ECB's files as published, a long CSV, conversion at
+// each day's rate (the latest earlier one on a day without), and money that cannot be converted is null, never a
+// partial sum.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCommand } from '../src/cli/run.ts';

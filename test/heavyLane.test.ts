@@ -1,5 +1,5 @@
-// The per-client limit of heavy requests (DECISIONS §13) counts only requests that read facts: a 304 never does, and
-// a request refused past the limit costs nothing.
+// The per-client limit of heavy requests (docs/decisions.md §13) counts only requests that read facts: a 304 never
+// does, and a request refused past the limit costs nothing.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';

@@ -44,7 +44,7 @@ it('a URL, one header or many headers over 16 KB: 400 invalid-parameter naming w
   ] as const) {
     const { text, closed } = await exchange(server, request);
     const problem = problemOf(text);
-    // DECISIONS §8: the type's own status, never 414 or 431.
+    // docs/decisions.md §8: the type's own status, never 414 or 431.
     assert.is(problem.status, 400);
     assert.match(problem.head, /content-type: application\/problem\+json/i);
     assert.ok(problem.body.type.endsWith('/invalid-parameter'));

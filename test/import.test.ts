@@ -29,7 +29,8 @@ it('a good file loads accounts, campaigns, creatives and facts, names and all', 
   assert.is(out.code, 0, out.stderr);
   const printed = JSON.parse(out.stdout);
   assert.is(printed.rows, 6);
-  // No rates are loaded: the EUR account's money cannot be converted yet, and the import says so (DECISIONS §11).
+  // No rates are loaded: the EUR account's money cannot be converted yet, and the import says so
+  // (docs/decisions.md §11).
   assert.equal(printed.warnings.map((w: string) => w.slice(0, 30)), ['EUR has no exchange rate but m']);
   assert.match(out.stderr, /^readout: warning: EUR has no exchange rate/);
   const [campaign] = await t.db.sql`select name from campaigns where organization_id = ${org} and external_id = 'C1'`;

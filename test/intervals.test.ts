@@ -1,4 +1,4 @@
-// DECISIONS §6: interval=day|week|month on every grouping but month, and changedSince.
+// docs/decisions.md §6: interval=day|week|month on every grouping but month, and changedSince.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';

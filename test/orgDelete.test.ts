@@ -1,4 +1,4 @@
-// `org delete --yes` and `demo --remove` (DECISIONS §10): an organization goes with everything it owns, in one
+// `org delete --yes` and `demo --remove` (docs/decisions.md §10): an organization goes with everything it owns, in one
 // transaction; its clients' tokens stop within a second; every other organization is untouched.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -52,7 +52,7 @@ it('without --yes nothing is deleted; with it, everything the organization owns,
   assert.ok(out.clients >= 1 && out.factRows > 0, done.stdout);
   assert.equal(await rowsOf(t.db.sql, d.org), {}, 'no row names the organization');
 
-  // A second later every process's list of revoked clients has caught up (spec §5 rule 7).
+  // A second later every process's list of revoked clients has caught up (docs/decisions.md §9).
   t.clock.advance(1001);
   assert.is((await t.fetch('/v1/me', bearer(d.token))).status, 401);
   assert.is((await t.fetch('/v1/reports', bearer(d.token))).status, 401);

@@ -150,7 +150,7 @@ it('a malformed traceparent is replaced by a new trace id', async ({ t }) => {
   assert.ok(res.headers.get('traceparent')!.includes(traceId));
 });
 
-it('one JSON log line per request with the DECISIONS §8 fields', async ({ t }) => {
+it('one JSON log line per request with the docs/decisions.md §8 fields', async ({ t }) => {
   t.logs.length = 0;
   await t.fetch('/v1/health');
   assert.is(t.logs.length, 1);

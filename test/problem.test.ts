@@ -7,7 +7,7 @@ import type { Sql } from '../src/store/database.ts';
 
 const context = { problemsUrl: 'https://p.example/problems', instance: '/v1/x', traceId: 'a'.repeat(32) };
 
-test('the problem type set is closed at the thirteen of spec §7', () => {
+test('the problem type set is closed at the thirteen of docs/decisions.md §8', () => {
   assert.equal(Object.keys(PROBLEM_TYPES).sort(), [
     'billing-unavailable', 'data-source-unavailable', 'identity-unavailable', 'insufficient-scope', 'internal-error',
     'invalid-parameter', 'invalid-token', 'not-found', 'plan-feature-required', 'rate-limit-exceeded',
@@ -15,7 +15,7 @@ test('the problem type set is closed at the thirteen of spec §7', () => {
   ]);
 });
 
-test('a problem document has every member of spec §7 and the problem+json type', async () => {
+test('a problem document has every member of docs/decisions.md §8 and the problem+json type', async () => {
   const res = problemResponse(new ApiError('rate-limit-exceeded', 'spent', { retryAfterSeconds: 42 }), context);
   assert.is(res.status, 429);
   assert.is(res.headers.get('content-type'), 'application/problem+json');

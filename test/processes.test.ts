@@ -1,4 +1,5 @@
-// Several processes on one database: a client revoked by the operator command is refused by every server within a second.
+// Several processes on one database: a client revoked by the operator command is refused by every server within a
+// second.
 import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -260,7 +261,7 @@ it('the Node server takes a target in absolute form (RFC 9112 §3.2.2), ignores 
         socket.on('data', (chunk) => (text += chunk)).on('close', () => resolve(text)).on('error', reject);
       });
     assert.match(await raw('http://elsewhere.example/v1/health', 'elsewhere.example'), /^HTTP\/1\.1 200 /);
-    // The query of an absolute-form target is read: x is refused by name (DECISIONS §8).
+    // The query of an absolute-form target is read: x is refused by name (docs/decisions.md §8).
     assert.match(await raw('http://elsewhere.example/v1/openapi.json?x=1', 'elsewhere.example'), /^HTTP\/1\.1 400 [^]*x is not a parameter of GET \/v1\/openapi.json/);
     assert.match(await raw('/v1/openapi.json', 'not a host'), /^HTTP\/1\.1 200 /);
     assert.match(await raw('/v1/nowhere', 'x'), /^HTTP\/1\.1 404 [^]*application\/problem\+json/);

@@ -385,7 +385,7 @@ it.run();
 
 // ---
 
-const order = suite<{ t: TestApp }>('order of checks (DECISIONS §4)');
+const order = suite<{ t: TestApp }>('order of checks (docs/decisions.md §4)');
 order.before(async (ctx) => {
   ctx.t = await testApp();
 });

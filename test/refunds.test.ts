@@ -1,6 +1,7 @@
-// DECISIONS §4: a client never pays for the service's failure. Every 5xx after the charge (data-source-unavailable,
-// request-timeout, internal-error from a backend killed under the query) gives the charge back, as a 304 does, and
-// its RateLimit header shows the standing after the refund; another process over the same database sees it too.
+// docs/decisions.md §4: a client never pays for the service's failure. Every 5xx after the charge
+// (data-source-unavailable, request-timeout, internal-error from a backend killed under the query) gives the charge
+// back, as a 304 does, and its RateLimit header shows the standing after the refund; another process over the same
+// database sees it too.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApp, type App } from '../src/app.ts';

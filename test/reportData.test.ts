@@ -26,7 +26,7 @@ const data = async (ctx: Fixture, query: string, token = ctx.token) => {
 };
 const JAN = 'dateFrom=2026-01-01&dateTo=2026-01-31';
 
-it('the record has the fields of spec §2.5', async (ctx) => {
+it("the record has the fields of the OpenAPI document's DataRecord", async (ctx) => {
   const { res, body } = await data(ctx, JAN);
   assert.is(res.status, 200);
   assert.equal(Object.keys(body).sort(), ['currency', 'dataFreshness', 'dateFrom', 'dateTo', 'groupBy', 'metrics', 'reportId', 'rows']);
@@ -43,7 +43,7 @@ it("an EUR account's spend appears in the USD report at each day's rate, the lat
   assert.equal(meta.dimensions, { adAccountId: ctx.meta, adAccountName: 'Meta EU', platform: 'meta-ads' });
 });
 
-it('campaign rows carry the dimension keys of DECISIONS §6, ordered by name', async (ctx) => {
+it('campaign rows carry the dimension keys of docs/decisions.md §6, ordered by name', async (ctx) => {
   const { body } = await data(ctx, `${JAN}&groupBy=campaign`);
   assert.equal(body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Alpha, "the" first', 'Beta search', 'Gamma search']);
   assert.equal(Object.keys(body.rows[0].dimensions).sort(), ['adAccountId', 'campaignId', 'campaignName', 'externalId']);
@@ -98,7 +98,7 @@ it('adAccountIds narrows the rows, and one out of reach narrows to nothing', asy
   assert.equal(nothing.body.rows, []);
 });
 
-it('data costs one unit per ad account in scope (DECISIONS §4)', async (ctx) => {
+it('data costs one unit per ad account in scope (docs/decisions.md §4)', async (ctx) => {
   const remaining = (res: Response) => Number(/r=(\d+)/.exec(res.headers.get('ratelimit')!)![1]);
   const before = remaining((await data(ctx, JAN)).res);
   const both = remaining((await data(ctx, JAN)).res);
@@ -305,7 +305,8 @@ demo("the one-currency creative query answers as report-data-creative for the ac
   for (const [from, to, name, video] of [['2026-01-01', '2026-01-20', null, false], ['2026-01-01', '2026-01-20', null, true], ['2025-12-20', '2026-01-05', 'a', false]] as const) {
     const expected = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative', [same, null, from, to, report.currency, name, video]);
     assert.ok(expected.length > 0, `${from}..${to} has rows`);
-    // Given every account, it still reads only those in the report's currency: never another currency's money unconverted.
+    // Given every account, it still reads only those in the report's currency: never another currency's money
+    // unconverted.
     for (const given of [same, all]) {
       const rows = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative-one-currency', [given, null, from, to, report.currency, name, video]);
       assert.equal(rows.map((r) => [r.creativeId, r.creativeName, r.campaignId]), expected.map((r) => [r.creativeId, r.creativeName, r.campaignId]));
@@ -329,7 +330,8 @@ demo("on PostgreSQL a one-currency CSV export's query can run in parallel, in a 
     const [row] = await tx.unsafe(`explain (format json) ${text}`);
     const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
     const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [node['Node Type'], ...((node.Plans ?? []) as never[]).flatMap(types)];
-    // The demo's rows are too few for PostgreSQL to choose Memoize either way, so the setting itself is what is checked.
+    // The demo's rows are too few for PostgreSQL to choose Memoize either way, so the setting itself is what is
+    // checked.
     const [{ setting }] = await tx`select current_setting('enable_memoize') as setting`;
     return { nodes: types(plan), memoize: setting };
   });

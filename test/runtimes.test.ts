@@ -71,8 +71,9 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
   });
 }
 
-// DECISIONS §8: past 16 KB, 400 invalid-parameter naming what was too long, never 414 or 431 with that type. Node's
-// parser and the Fetch runtimes' adapters answer it; more headers than Bun's parser takes (100) it refuses itself.
+// docs/decisions.md §8: past 16 KB, 400 invalid-parameter naming what was too long, never 414 or 431 with that type.
+// Node's parser and the Fetch runtimes' adapters answer it; more headers than Bun's parser takes (100) it refuses
+// itself.
 for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
   it(`${runtime}: a URL or a header section over 16 KB is 400 invalid-parameter naming it`, async () => {
     const store = await storeEnv();

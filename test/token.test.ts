@@ -31,7 +31,7 @@ it('form credentials get a Bearer JWT for 3600 s, not to be stored', async ({ t,
   assert.type(body.access_token, 'string');
 });
 
-it('the token carries the claims of spec §2.3 and DECISIONS §9', async ({ t, org, client }) => {
+it('the token carries the claims of docs/decisions.md §9', async ({ t, org, client }) => {
   const { access_token } = await (await t.fetch('/api/connect/token', tokenRequest(form(client)))).json();
   const header = decodeProtectedHeader(access_token);
   assert.is(header.alg, 'HS256');

@@ -1,4 +1,4 @@
-// DECISIONS §8: on every /v1 operation, a query parameter the OpenAPI document does not declare is 400
+// docs/decisions.md §8: on every /v1 operation, a query parameter the OpenAPI document does not declare is 400
 // invalid-parameter naming it, with the declared spelling when only the case differs. The walk is the document's.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,7 +46,7 @@ it('a misspelt name is answered with the declared spelling; page on the data is 
   assert.ok(pagesize.detail.includes('did you mean pageSize?'), pagesize.detail);
 });
 
-it('a refusal comes after authentication, as every parameter does (DECISIONS §4)', async ({ t }) => {
+it('a refusal comes after authentication, as every parameter does (docs/decisions.md §4)', async ({ t }) => {
   assert.is((await t.fetch('/v1/reports?foo=bar')).status, 401);
   assert.is((await t.fetch('/v1/health?foo=bar')).status, 400);
 });

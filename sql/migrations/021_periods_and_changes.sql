@@ -1,4 +1,4 @@
--- 021: rows per day, week or month (DECISIONS §6, `interval`), and what changed since a client's last pull
+-- 021: rows per day, week or month (docs/decisions.md §6, `interval`), and what changed since a client's last pull
 -- (`changedSince`). Every write of facts, and of the rates their money is converted at, stamps the (ad account, day)
 -- pairs whose numbers it changed; a pull asks for the periods holding a pair stamped after its instant, and each
 -- answer names the instant to resume from.

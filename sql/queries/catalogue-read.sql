@@ -1,4 +1,4 @@
--- Returns one row: organization $1's catalogue as `readout apply` compares it (DECISIONS §12), each list in the
+-- Returns one row: organization $1's catalogue as `readout apply` compares it (docs/decisions.md §12), each list in the
 -- order `config export` writes it. Ad accounts and campaigns are named by their platform keys, segments by name.
 select
   coalesce((select json_agg(json_build_object(

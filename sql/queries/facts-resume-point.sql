@@ -1,4 +1,4 @@
--- The instant a pull that starts after this statement can resume from (DECISIONS §6, changedSince): every fact write
+-- The instant a pull that starts after this statement can resume from (docs/decisions.md §6, changedSince): every fact write
 -- it cannot see is stamped after it. The earlier of this statement's start and the second of the oldest fact writer
 -- still open (migration 021's advisory lock), less a microsecond, so that "written after" holds of every such stamp.
 -- Run on the primary, before the read's source is chosen (a standby it reads from has replayed at least this far).

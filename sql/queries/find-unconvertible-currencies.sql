@@ -1,6 +1,6 @@
 -- Currencies that report money needs and that have no rate on or before the first day it is needed: ad accounts'
 -- currencies from their first fact, and reports' currencies from their accounts' first fact. Money on such days is
--- unknown in any other currency (DECISIONS §11). Columns: currency, needed_from, first_rate (null: none at all).
+-- unknown in any other currency (docs/decisions.md §11). Columns: currency, needed_from, first_rate (null: none at all).
 with first_facts as (
   select a.id, a.currency, (select min(f.day) from facts f where f.ad_account_id = a.id) as first_day
   from ad_accounts a

@@ -1,6 +1,6 @@
 -- Report data grouped by creative (the video grouping: $7 true keeps only creatives whose format is video), ordered by
 -- creative name, then id.
--- Columns: the grouping's dimension keys (DECISIONS §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+-- Columns: the grouping's dimension keys (docs/decisions.md §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
 -- Grouped by the order's own keys (f.creative_id is cr.id; name and campaign follow from it), so one sort serves both
 -- the grouping and the order. Grouped by cr.id, PostgreSQL sorted twice (by id to sum, then by name; BENCHMARKS.md,
 -- "One sort for creatives"). Grouping by (cr.name, cr.id) would not do: PostgreSQL

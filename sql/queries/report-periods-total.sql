@@ -1,4 +1,4 @@
--- report-data-total a period at a time (DECISIONS §6, interval): a row per period of interval $7 that has facts, in
+-- report-data-total a period at a time (docs/decisions.md §6, interval): a row per period of interval $7 that has facts, in
 -- period order; with $8, only the periods in which a fact in scope was written after it. The period's first day is
 -- the `period` column (YYYY-MM for months), which query.ts names after the interval.
 -- Parameters: as report-data-campaign ($1 ad accounts, $2 campaigns, $3 from, $4 to, $5 report currency, $6 name

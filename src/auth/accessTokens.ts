@@ -1,4 +1,5 @@
-// Access tokens (DECISIONS §9): JWTs signed HS256, verified with the algorithm, issuer, audience and expiry pinned.
+// Access tokens (docs/decisions.md §9): JWTs signed HS256, verified with the algorithm, issuer, audience and expiry
+// pinned.
 import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { AUDIENCE, isScope, type Scope } from './scopes.ts';
@@ -64,7 +65,7 @@ export async function issueAccessToken(
     .setIssuedAt(iat)
     .setExpirationTime(iat + options.ttlSeconds)
     .setJti(crypto.randomUUID());
-  // Spec §5 rule 5: the audience comes with any public-API scope, and only then.
+  // docs/decisions.md §9: the audience comes with any public-API scope, and only then.
   if (grant.scopes.length > 0) jwt.setAudience(AUDIENCE);
   return jwt.sign(key.secret);
 }
@@ -112,9 +113,9 @@ export function tokenIssuers(sql: Sql, own: string): TokenIssuers {
     },
     load,
     /**
-     * An issuer not known yet is looked up before the token is refused (DECISIONS §9: a process started a moment ago
-     * signs as one): a read already under way is waited for, then one more read is made. Only a token whose signature
-     * held gets here, so nobody without a signing key can make this process read.
+     * An issuer not known yet is looked up before the token is refused (docs/decisions.md §9: a process started a
+     * moment ago signs as one): a read already under way is waited for, then one more read is made. Only a token whose
+     * signature held gets here, so nobody without a signing key can make this process read.
      */
     async accepts(issuer) {
       if (issuer === own || known.has(issuer)) return true;
@@ -132,9 +133,9 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /**
- * RFC 7515 §2 and §7.1: a compact JWS is three base64url segments without padding. Canonical only (DECISIONS §9):
- * no padding, nothing outside the alphabet, and no bits set past the last whole byte, so one token has one spelling.
- * Decoders forgive all three, and a token with `=` appended to its signature was accepted.
+ * RFC 7515 §2 and §7.1: a compact JWS is three base64url segments without padding. Canonical only
+ * (docs/decisions.md §9): no padding, nothing outside the alphabet, and no bits set past the last whole byte, so one
+ * token has one spelling. Decoders forgive all three, and a token with `=` appended to its signature was accepted.
  */
 export function isCanonicalCompact(token: string): boolean {
   const segments = token.split('.');
@@ -150,7 +151,7 @@ export function isCanonicalCompact(token: string): boolean {
 }
 
 /**
- * Verifies a bearer token; undefined for any failure, never saying which (spec §5 rule 6).
+ * Verifies a bearer token; undefined for any failure, never saying which (docs/decisions.md §8).
  * Verified tokens are cached until they expire: the signature cannot change, and revocation is checked apart.
  */
 export function tokenVerifier(keys: SigningKeys, issuers: TokenIssuers): TokenVerifier {

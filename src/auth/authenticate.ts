@@ -1,4 +1,4 @@
-// Bearer authentication and scope checks (spec §5, §7): every failure looks the same from outside.
+// Bearer authentication and scope checks (docs/decisions.md §8, §9): every failure looks the same from outside.
 import type { Principal, TokenVerifier } from './accessTokens.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError, invalidToken } from '../http/problem.ts';

@@ -1,4 +1,4 @@
-// Which clients are revoked, as every process must know within one second (spec §5 rule 7).
+// Which clients are revoked, as every process must know within one second (docs/decisions.md §9).
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { withTimeout } from '../store/timeout.ts';

@@ -1,4 +1,4 @@
-// The public-API scopes of spec §5 rule 4, and the audience they earn a token.
+// The public-API scopes of docs/decisions.md §9, and the audience they earn a token.
 export const SCOPES = [
   'reports:read',
   'reports:data',

@@ -8,7 +8,7 @@ const base64url = (data: Uint8Array) =>
 
 export const newClientId = () => `rdc_${hex(bytes(16))}`;
 
-/** DECISIONS §9: `rds_` and 256 random bits. */
+/** docs/decisions.md §9: `rds_` and 256 random bits. */
 export const newClientSecret = () => `rds_${base64url(bytes(32))}`;
 
 export const newSigningSecret = () => bytes(32);

@@ -1,4 +1,5 @@
-// Spec §4.6: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give empty pages.
+// docs/decisions.md §9: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give
+// empty pages.
 import type { AllowList } from './accessTokens.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError } from '../http/problem.ts';

@@ -1,4 +1,5 @@
-// The plan and lock steps of the pipeline (spec §3, §7): billing unknown, a plan without API, a locked subscription.
+// The plan and lock steps of the pipeline (docs/decisions.md §3): billing unknown, a plan without API, a locked
+// subscription.
 import type { Context } from '../http/context.ts';
 import type { Plans } from './plans.ts';
 import { billingUnavailable, planFeatureRequired, subscriptionLocked } from '../http/problem.ts';

@@ -1,4 +1,4 @@
-// The plan behind each organization, cached per process with the states of spec §3 (DECISIONS §3).
+// The plan behind each organization, cached per process with the states of docs/decisions.md §3.
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { withTimeout } from '../store/timeout.ts';
@@ -35,7 +35,7 @@ export function storePlanReader(sql: Sql): PlanReader {
   };
 }
 
-// Spec §8: healthy within 5 minutes of confirmation; a snapshot is served up to 60 minutes.
+// docs/decisions.md §3: healthy within 5 minutes of confirmation; a snapshot is served up to 60 minutes.
 export const HEALTHY_FOR_MS = 5 * 60_000;
 export const SNAPSHOT_FOR_MS = 60 * 60_000;
 /** How often a plan is re-read: lock and plan changes reach every process this fast. */

@@ -1,5 +1,5 @@
-// `readout apply` (DECISIONS §12): in one transaction, with the organization locked against a concurrent apply, the
-// file is checked against what the organization holds, and the difference written, or only shown (dry run).
+// `readout apply` (docs/decisions.md §12): in one transaction, with the organization locked against a concurrent apply,
+// the file is checked against what the organization holds, and the difference written, or only shown (dry run).
 import { transaction, type Sql } from '../store/database.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { readConfig, type Problem } from './document.ts';

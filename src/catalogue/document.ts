@@ -35,9 +35,9 @@ export type ReadFile =
   | { ok: false; problems: Problem[] };
 
 /**
- * DECISIONS §12: what apply reads at most. The YAML parser holds about a hundred bytes for each byte of its source, so
- * a file of 1 MB takes about 100 MB while it is read; a larger one is refused before it is parsed. An alias may stand
- * for a node at most MAX_ALIASES times (a small file of aliases to aliases would expand without end).
+ * docs/decisions.md §12: what apply reads at most. The YAML parser holds about a hundred bytes for each byte of its
+ * source, so a file of 1 MB takes about 100 MB while it is read; a larger one is refused before it is parsed. An alias
+ * may stand for a node at most MAX_ALIASES times (a small file of aliases to aliases would expand without end).
  */
 export const MAX_FILE_CHARACTERS = 1024 * 1024;
 export const MAX_ENTRIES = 10_000;

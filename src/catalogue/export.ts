@@ -1,4 +1,4 @@
-// `readout config export` (DECISIONS §12): the organization's catalogue in the file format apply reads, so that
+// `readout config export` (docs/decisions.md §12): the organization's catalogue in the file format apply reads, so that
 // applying it changes nothing. Defaults are left out where the file would give the same value.
 import { Document, isScalar, isSeq, visit } from 'yaml';
 import type { Queryable } from '../store/queries.ts';
@@ -39,7 +39,7 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
   };
   const header = [
     `# The catalogue of organization ${JSON.stringify(name)} (${org}), as \`readout config export\` wrote it;`,
-    "# its JSON Schema is spec/readout-config.schema.json in readout's source (README, \"Reports as code\").",
+    "# its JSON Schema is spec/readout-config.schema.json in readout's source (docs/commands.md, \"Reports as code\").",
     `# Change it, then: readout apply --org ${org} --file FILE --dry-run`,
   ];
   // Lists of names stay on one line; entries are blocks, as people write them.

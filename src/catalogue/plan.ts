@@ -1,5 +1,5 @@
-// What `readout apply` would change (DECISIONS §12): the file checked against the organization as it stands, every
-// problem with its place, then the difference as a list of changes. Nothing here writes.
+// What `readout apply` would change (docs/decisions.md §12): the file checked against the organization as it stands,
+// every problem with its place, then the difference as a list of changes. Nothing here writes.
 import { FormulaError, parseFormula, references } from '../report/formula.ts';
 import type { CheckedFile, Path, Problem } from './document.ts';
 import { DEFAULT_UNIT, type AdAccountEntry, type MetricEntry, type ReportEntry, type SegmentEntry } from './schema.ts';

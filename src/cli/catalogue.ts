@@ -1,5 +1,5 @@
-// `apply` and `config export` (DECISIONS §12): an organization's reports, segments, custom metrics and ad accounts
-// as a file, kept in the operator's own repository and applied idempotently.
+// `apply` and `config export` (docs/decisions.md §12): an organization's reports, segments, custom metrics and ad
+// accounts as a file, kept in the operator's own repository and applied idempotently.
 import type { Sql } from '../store/database.ts';
 import { applyCatalogue } from '../catalogue/apply.ts';
 import { FileTooLarge, formatProblem } from '../catalogue/document.ts';

@@ -17,7 +17,7 @@ function scopesFlag(value: string): string[] {
 
 /**
  * `all`, or a comma-separated list of UUIDs that must belong to the organization. Required, and never empty: a
- * client that may read nothing is made by mistake far more often than on purpose (DECISIONS §10).
+ * client that may read nothing is made by mistake far more often than on purpose (docs/decisions.md §10).
  */
 async function allowListFlag(sql: Sql, name: string, value: string, org: string, table: 'reports' | 'ad_accounts') {
   if (value === 'all') return { all: true, ids: [] as string[] };

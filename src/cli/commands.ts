@@ -1,5 +1,5 @@
-// The operator commands of DECISIONS §10, by their words, each with the usage its help prints and the checks of its
-// flags read from (a required flag is written `--org ID`, an optional one `[--plan CODE]`, a switch `[--yes]`).
+// The operator commands of docs/decisions.md §10, by their words, each with the usage its help prints and the checks of
+// its flags read from (a required flag is written `--org ID`, an optional one `[--plan CODE]`, a switch `[--yes]`).
 import type { Sql } from '../store/database.ts';
 import type { Parsed } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
@@ -217,7 +217,7 @@ export const usageLine = (name: string) => `usage: readout ${name}${COMMANDS[nam
 export function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
   return [
-    'readout: the operator command line of readout, the reporting API (README "Operator commands").',
+    'readout: the operator command line of readout, the reporting API (docs/commands.md).',
     'usage: readout COMMAND [--flags] [--json]     readout COMMAND --help for its flags and an example',
     bundled.command
       ? 'readout serve (or readout alone) starts the server; its settings are environment variables (README "Configuration")'
@@ -236,7 +236,7 @@ export function commandHelp(name: string): string {
   return [`readout ${name}: ${command.summary}`, usageLine(name), ...(command.details ?? []), `example: ${command.example}`].join('\n');
 }
 
-/** `readout version`: the package's version and the runtime it runs on (DECISIONS §10). */
+/** `readout version`: the package's version and the runtime it runs on (docs/decisions.md §10). */
 export function versionText(json: boolean): string {
   const runtime = runtimeName();
   return json ? JSON.stringify({ version: pkg.version, runtime }) : `readout ${pkg.version} (${runtime})`;

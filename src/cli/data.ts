@@ -1,4 +1,4 @@
-// `import`, `generate` and `account connection`: loading platform data (DECISIONS §10).
+// `import`, `generate` and `account connection`: loading platform data (docs/decisions.md §10).
 import { transaction, type Sql } from '../store/database.ts';
 import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
 import { query, type Queryable } from '../store/queries.ts';
@@ -8,7 +8,7 @@ import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
 
-/** The import file's columns (README: "Importing platform data"), in any order; campaign_status may be added. */
+/** The import file's columns (docs/commands.md, "Importing platform data"), in any order; campaign_status may be added. */
 export const IMPORT_COLUMNS = [
   'date', 'platform', 'account_id', 'account_name', 'currency', 'campaign_id', 'campaign_name',
   'creative_id', 'creative_name', 'format', 'impressions', 'clicks', 'spend', 'conversions',
@@ -219,7 +219,8 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   const first = new Date(now - days * 86_400_000).toISOString().slice(0, 10);
   progress(`generate: ${accounts} accounts, ${campaigns} campaigns, ${creatives} creatives`);
   // One transaction: a run stopped half-way (killed, the database gone) leaves nothing of itself behind, not accounts
-  // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays flat.
+  // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays
+  // flat.
   const rows = await transaction(sql, async (tx) => {
     await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
     let written = 0;

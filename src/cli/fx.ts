@@ -1,4 +1,4 @@
-// `fx import` and `fx list`: the exchange rates every organization's money is converted with (DECISIONS §11).
+// `fx import` and `fx list`: the exchange rates every organization's money is converted with (docs/decisions.md §11).
 import { transaction, type Sql } from '../store/database.ts';
 import { parseRates, RatesError } from './rates.ts';
 import { query } from '../store/queries.ts';

@@ -1,5 +1,5 @@
-// Exchange-rate files as operators get them (DECISIONS §11): the European Central Bank's euro reference rates, as
-// published, or a long CSV of USD per unit. Every line is checked before anything is kept.
+// Exchange-rate files as operators get them (docs/decisions.md §11): the European Central Bank's euro reference rates,
+// as published, or a long CSV of USD per unit. Every line is checked before anything is kept.
 import { CsvError, readCsv } from './csv.ts';
 
 /** What one unit of a currency was worth in USD on a day. */

@@ -55,7 +55,7 @@ export class Context {
   reportsVersion?: number;
   /** Where this request's reads run (the primary, or a standby that has replayed what it must see): set before a read route. */
   reads?: ReadSource;
-  /** An interval answer's resume point (DECISIONS §6), read before the read source is chosen (report/changes.ts). */
+  /** An interval answer's resume point (docs/decisions.md §6), read before the read source (report/changes.ts). */
   resumeAt?: string | Error;
   /** What a route's own step read before the charge, for its cost and its handler (report/request.ts: the report). */
   routeData?: unknown;

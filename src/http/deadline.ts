@@ -1,4 +1,4 @@
-// The request deadline (spec §8, DECISIONS §6): work still running at REQUEST_DEADLINE_MS is cancelled, SQL included.
+// The request deadline (docs/decisions.md §6): work still running at REQUEST_DEADLINE_MS is cancelled, SQL included.
 import type { Context } from './context.ts';
 import type { Lent } from '../store/exclusive.ts';
 import { ApiError } from './problem.ts';

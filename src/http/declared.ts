@@ -1,5 +1,5 @@
-// DECISIONS §8: a query parameter the OpenAPI document does not declare for its operation is refused, naming it. A
-// misspelt parameter silently ignored gives a job an answer it never asked for (`groupby=campaign`: the totals).
+// docs/decisions.md §8: a query parameter the OpenAPI document does not declare for its operation is refused, naming
+// it. A misspelt parameter silently ignored gives a job an answer it never asked for (`groupby=campaign`: the totals).
 import openapi from '../../spec/openapi.json' with { type: 'json' };
 import type { Context } from './context.ts';
 import { ApiError } from './problem.ts';

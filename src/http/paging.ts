@@ -1,4 +1,4 @@
-// The paging envelope of spec §2.1 and its parameters (spec §4.3).
+// The paging envelope and its parameters (docs/decisions.md §8).
 import * as v from 'valibot';
 import type { Sql } from '../store/database.ts';
 import { query, type QueryName } from '../store/queries.ts';

@@ -1,4 +1,4 @@
-// Errors as data: the thirteen problem types of spec §7, and their RFC 9457 rendering.
+// Errors as data: the thirteen problem types of docs/decisions.md §8, and their RFC 9457 rendering.
 import { respond } from './respond.ts';
 
 export const PROBLEM_TYPES = {
@@ -42,7 +42,7 @@ export class ApiError extends Error {
 
 export type ProblemContext = { problemsUrl: string; instance: string; traceId: string };
 
-/** RFC 9457 §3.1: a problem document with the members of spec §7. */
+/** RFC 9457 §3.1: a problem document with the members the OpenAPI document's Problem schema lists. */
 export function problemResponse(error: ApiError, context: ProblemContext): Response {
   const { status, headers, body } = problemDocument(error, context);
   return respond(body, { status, headers });
@@ -58,7 +58,7 @@ export function problemDocument(error: ApiError, context: ProblemContext): { sta
     type: `${context.problemsUrl}/${error.type}`,
     title,
     status: error.options.status ?? status,
-    // internal-error never says what went wrong (DECISIONS §8).
+    // internal-error never says what went wrong (docs/decisions.md §8).
     detail: error.type === 'internal-error' ? 'An internal error occurred.' : (error.detail ?? title),
     instance: context.instance,
     traceId: context.traceId,
@@ -69,17 +69,17 @@ export function problemDocument(error: ApiError, context: ProblemContext): { sta
 
 // Problems raised in more than one place, made by one named factory each.
 
-/** Spec §5 rule 6: every 401 is the same, whatever the cause. */
+/** docs/decisions.md §8: every 401 is the same, whatever the cause. */
 export const invalidToken = () =>
   new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
     headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
   });
 
-/** Spec §3: no plan, not even a snapshot; retry in a minute. */
+/** docs/decisions.md §3: no plan, not even a snapshot; retry in a minute. */
 export const billingUnavailable = () =>
   new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', { retryAfterSeconds: 60 });
 
-/** DECISIONS §3: the detail names the plan. */
+/** docs/decisions.md §3: the detail names the plan. */
 export const planFeatureRequired = (planName = 'current') => new ApiError('plan-feature-required', `The ${planName} plan does not include API access.`);
 
 export const subscriptionLocked = () =>

@@ -1,5 +1,5 @@
-// One JSON log line a request (DECISIONS §8): time, method, path, status, ms, clientId, traceId, cost (and the standby
-// that served its reads, when one did).
+// One JSON log line a request (docs/decisions.md §8): time, method, path, status, ms, clientId, traceId, cost (and the
+// standby that served its reads, when one did).
 import type { Context } from './context.ts';
 import { isoTime, writeLine } from './logLines.ts';
 import type { Trace } from './trace.ts';

@@ -1,5 +1,5 @@
 // A response whose body is a stream (an export, a large data answer): what it holds is given back when the body
-// ends, is cancelled or fails, and at the deadline the download is cut wherever it stands (DECISIONS §6, §7).
+// ends, is cancelled or fails, and at the deadline the download is cut wherever it stands (docs/decisions.md §6, §7).
 import type { Context } from './context.ts';
 import { requestTimeout } from './deadline.ts';
 import { respond } from './respond.ts';

@@ -1,6 +1,6 @@
-// DECISIONS §6, changedSince: where a client that loads periods resumes. Each answer with an interval names the instant
-// to pass as the next changedSince (the Next-Changed-Since header), such that no fact write is missed, not even one
-// that commits while this answer is read (migration 021, facts-resume-point.sql).
+// docs/decisions.md §6, changedSince: where a client that loads periods resumes. Each answer with an interval names the
+// instant to pass as the next changedSince (the Next-Changed-Since header), such that no fact write is missed, not even
+// one that commits while this answer is read (migration 021, facts-resume-point.sql).
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';

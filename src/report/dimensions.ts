@@ -1,4 +1,5 @@
-// DECISIONS §6: each grouping's dimension keys, which are also its query's first columns and the exports' first columns.
+// docs/decisions.md §6: each grouping's dimension keys, which are also its query's first columns and the exports' first
+// columns.
 import type { Grouping } from './params.ts';
 
 export const DIMENSION_KEYS: Record<Grouping, readonly string[]> = {

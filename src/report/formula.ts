@@ -1,4 +1,4 @@
-// Custom metric formulas (DECISIONS §5): metric names, numbers, + - * / and parentheses. Parsed, never eval'd.
+// Custom metric formulas (docs/decisions.md §5): metric names, numbers, + - * / and parentheses. Parsed, never eval'd.
 export type Formula =
   | { op: 'num'; value: number }
   | { op: 'ref'; name: string }
@@ -103,7 +103,7 @@ const mul = (a: number, b: number): number | null => {
 };
 
 const div = (a: number, b: number): number | null => {
-  // DECISIONS §5: a division by zero gives null.
+  // docs/decisions.md §5: a division by zero gives null.
   if (b === 0) return null;
   if (a === 0) return a / b;
   const x = Math.abs(a);

@@ -1,6 +1,6 @@
-// Report data and exports: a bounded number at once per client, each on a connection of its own (DECISIONS §13).
-// Cheap requests (tokens, /v1/me, lists, definitions, charges, health) keep the shared pool to themselves, so they
-// never wait behind a download however many are open.
+// Report data and exports: a bounded number at once per client, each on a connection of its own
+// (docs/decisions.md §13). Cheap requests (tokens, /v1/me, lists, definitions, charges, health) keep the shared pool
+// to themselves, so they never wait behind a download however many are open.
 import type { Context } from '../http/context.ts';
 import { requestTimeout } from '../http/deadline.ts';
 import type { ExclusivePool, Lent } from '../store/exclusive.ts';

@@ -1,4 +1,4 @@
-// The system metrics of DECISIONS §5: base sums, and ratios computed from a row's summed parts, never averaged.
+// The system metrics of docs/decisions.md §5: base sums, and ratios computed from a row's summed parts, never averaged.
 import { evaluate, formulaSql, parseFormula, references, type Formula } from './formula.ts';
 
 export const BASE_METRICS = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value', 'video_views', 'video_completions'] as const;
@@ -62,7 +62,7 @@ export const SYSTEM_METRICS: Record<string, SystemMetric> = {
 export type CustomMetric = { name: string; formula: string; kind?: string };
 
 /** A metric the request may return: a system one, or a custom one with its parsed formula. */
-/** kind: money, count, percent, ratio or decimal (spec §2.6), which sets an XLSX cell's display format. */
+/** kind: money, count, percent, ratio or decimal (docs/decisions.md §5), which sets an XLSX cell's display format. */
 export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula; kind?: string };
 
 /**

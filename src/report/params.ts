@@ -1,4 +1,4 @@
-// The parameters of /v1/reports/{id}/data and both exports (spec §4.4, DECISIONS §6), checked strictly.
+// The parameters of /v1/reports/{id}/data and both exports (docs/decisions.md §6), checked strictly.
 import * as v from 'valibot';
 import type { Context } from '../http/context.ts';
 import { ApiError } from '../http/problem.ts';
@@ -11,7 +11,7 @@ export { GROUPINGS, type Grouping };
 export const MAX_SPAN_DAYS = 400;
 const DAY_MS = 86_400_000;
 
-/** DECISIONS §13: the days a report can be asked about. */
+/** docs/decisions.md §13: the days a report can be asked about. */
 export const FIRST_DAY = '2000-01-01';
 export const LAST_DAY = '2100-12-31';
 
@@ -32,8 +32,8 @@ const isoDate = (name: string) =>
   );
 
 /**
- * DECISIONS §13: a date no report can hold is refused before the charge (the other parameters are checked after it).
- * A repeated date is left to readDataParams, which refuses it.
+ * docs/decisions.md §13: a date no report can hold is refused before the charge (the other parameters are checked after
+ * it). A repeated date is left to readDataParams, which refuses it.
  */
 export function refuseImpossibleDates(ctx: Context): void {
   for (const name of ['dateFrom', 'dateTo'] as const) {
@@ -44,7 +44,7 @@ export function refuseImpossibleDates(ctx: Context): void {
   }
 }
 
-/** DECISIONS §6: the periods rows can be split into. */
+/** docs/decisions.md §6: the periods rows can be split into. */
 export const INTERVALS = ['day', 'week', 'month'] as const;
 export type Interval = (typeof INTERVALS)[number];
 

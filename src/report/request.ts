@@ -1,6 +1,7 @@
-// A report data or export request, in two steps. Before the charge (whose cost is the ad accounts in scope, DECISIONS
-// §4), readReportRequest parses the query string and reads the report, from where its data will be read; after it,
-// prepareData checks the request against the report and works out everything the answer depends on (DECISIONS §6).
+// A report data or export request, in two steps. Before the charge (whose cost is the ad accounts in scope,
+// docs/decisions.md §4), readReportRequest parses the query string and reads the report, from where its data will be
+// read; after it, prepareData checks the request against the report and works out everything the answer depends on
+// (docs/decisions.md §6).
 import { createHash } from 'node:crypto';
 import { readSql, type Context } from '../http/context.ts';
 import type { Plan } from '../billing/plans.ts';
@@ -48,7 +49,7 @@ function weakEtag(parts: unknown): string {
 
 /** What readReportRequest found: the parameters or their problem, and the report as this client may see it. */
 export type ReportRequest = {
-  /** Checked; or the problem they have, answered after the charge (DECISIONS §4's order). */
+  /** Checked; or the problem they have, answered after the charge (docs/decisions.md §4's order). */
   params: DataParams | ApiError;
   /** undefined: no such report within reach; 'unread': the store did not answer (the charge will say so first). */
   scope: ReportScope | undefined | 'unread';
@@ -78,7 +79,7 @@ export async function readReportRequest(ctx: Context): Promise<void> {
   ctx.routeData = { params, scope } satisfies ReportRequest;
 }
 
-/** DECISIONS §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
+/** docs/decisions.md §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
 export function dataCost(ctx: Context): number {
   const { params, scope } = reportRequest(ctx);
   if (scope === undefined || scope === 'unread') return 1;
@@ -108,7 +109,7 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
   const catalogue = metricCatalogue(scope.custom_metrics);
   const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
   if (unknown.length) throw bad(`metrics: unknown metric ${unknown.join(', ')}.`);
-  // Spec §2.5: conversion-derived metrics are silently absent on plans without them.
+  // docs/decisions.md §6: conversion-derived metrics are silently absent on plans without them.
   const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
   const metrics = names
     .map((name) => catalogue.get(name))
@@ -141,7 +142,7 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
     segmentIds: segments.map((s) => s.id),
     freshness,
   };
-  // Everything the answer depends on, so a 304 needs no fact query (DECISIONS §6).
+  // Everything the answer depends on, so a 304 needs no fact query (docs/decisions.md §6).
   const etag = weakEtag([
     format,
     scope.id,

@@ -1,4 +1,4 @@
-// GET /v1/health: liveness, and whether the database answers (DECISIONS §8).
+// GET /v1/health: liveness, and whether the database answers (docs/decisions.md §8).
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { JSON_TYPE, respond } from '../http/respond.ts';

@@ -1,4 +1,5 @@
-// GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (spec §2.4); never metered, always 200.
+// GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (docs/decisions.md §4, §9); never
+// metered, always 200.
 import type { AllowList } from '../auth/accessTokens.ts';
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
@@ -42,7 +43,7 @@ export function me({ sql, clock, plans, quota }: MeDeps) {
             resetAt: resetAt.toISOString(),
             state: 'ok',
           }
-        : // Spec §2.4: when unavailable, remaining and resetAt are not live values.
+        : // docs/decisions.md §4: when unavailable, remaining and resetAt are not live values.
           { limitPerHour, remaining: 0, resetAt: resetAt.toISOString(), state: 'unavailable' },
       allowList: { reports: size(principal.reports), adAccounts: size(principal.adAccounts) },
       nearestSecretExpiry: nearest,

@@ -1,4 +1,4 @@
-// GET /v1/metrics (system catalogue) and /v1/organizations/{id}/metrics (system plus custom), DECISIONS §5.
+// GET /v1/metrics (system catalogue) and /v1/organizations/{id}/metrics (system plus custom), docs/decisions.md §5.
 import { readSql, type Context } from '../http/context.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';

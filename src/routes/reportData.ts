@@ -1,4 +1,4 @@
-// GET /v1/reports/{id}/data: the report's numbers (spec §2.5, §4.4, §4.5).
+// GET /v1/reports/{id}/data: the report's numbers (docs/decisions.md §6).
 import type { Context } from '../http/context.ts';
 import { respond } from '../http/respond.ts';
 import type { HeavyLane } from '../report/lane.ts';

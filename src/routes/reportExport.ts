@@ -1,4 +1,4 @@
-// GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (DECISIONS §7).
+// GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (docs/decisions.md §7).
 import { readSql, type Context } from '../http/context.ts';
 import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
@@ -21,7 +21,7 @@ function fileName(data: PreparedData, range: { from: string; to: string }, ext: 
   return `${base}-${range.from}-${range.to}.${ext}`;
 }
 
-/** DECISIONS §4: an export costs twice its data. */
+/** docs/decisions.md §4: an export costs twice its data. */
 export const exportCost = (ctx: Context) => 2 * dataCost(ctx);
 
 export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {

@@ -22,7 +22,7 @@ export function reports() {
     async list(ctx: Context): Promise<Response> {
       const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
       const principal = ctx.principal!;
-      // Spec §4.6 rule 2: another organization's id narrows to nothing rather than failing.
+      // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
         return listPage(readSql(ctx), 'list-reports', paging, [NOWHERE, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
       }

@@ -10,7 +10,7 @@ import { secretMatches } from '../auth/secrets.ts';
 import type { SigningKeys } from '../auth/signingKeys.ts';
 import { TimedOut, withTimeout } from '../store/timeout.ts';
 
-/** A body larger than this is refused unread, and the connection closed (DECISIONS §13). */
+/** A body larger than this is refused unread, and the connection closed (docs/decisions.md §13). */
 export const TOKEN_BODY_LIMIT = 16 * 1024;
 /** A body that has not arrived by then is refused: a client that trickles it holds a connection for nothing. */
 const BODY_TIMEOUT_MS = 10_000;
@@ -28,7 +28,7 @@ function oauthError(error: OAuthError, description: string, extra: { status?: nu
 }
 
 /**
- * The token endpoint never answers a problem document (DECISIONS §13): whatever goes wrong is an RFC 6749 §5.2
+ * The token endpoint never answers a problem document (docs/decisions.md §13): whatever goes wrong is an RFC 6749 §5.2
  * object. A store that is down or slow is `temporarily_unavailable` (the error code RFC 6749 §4.1.2.1 defines), 503.
  */
 export function tokenFailure(error: unknown): Response {

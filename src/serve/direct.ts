@@ -19,7 +19,10 @@ export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps
     return { status: answer.status, body: answer.body, headers: [...answer.headers, 'traceparent', trace.traceparent] };
   };
 
-  /** Spec §7: a problem document even for what HTTP refused; 405 answers as not-found, as on every /v1 path. */
+  /**
+   * docs/decisions.md §8: a problem document even for what HTTP refused; 405 answers as not-found, as on every /v1
+   * path.
+   */
   const refuse = (why: Malformed, method: string, path: string): DirectAnswer => {
     const startedAt = clock();
     const trace = traceFrom(null);
@@ -34,7 +37,7 @@ export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps
 
 function refusal(why: Malformed, method: string, path: string): ApiError {
   const named = method.slice(0, 32);
-  // DECISIONS §8: 400, the type's own status, not 414 or 431, which invalid-parameter does not carry.
+  // docs/decisions.md §8: 400, the type's own status, not 414 or 431, which invalid-parameter does not carry.
   if (why === 'url-too-long') return new ApiError('invalid-parameter', 'The request line (the URL) is longer than the 16 KB this server reads.');
   if (why === 'headers-too-large') return new ApiError('invalid-parameter', 'The header section is larger than the 16 KB this server reads.');
   if (why === 'broken') return new ApiError('invalid-parameter', 'The request is not well-formed HTTP/1.1.');

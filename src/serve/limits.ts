@@ -1,5 +1,6 @@
-// DECISIONS §8: a request line or header section past 16 KB is 400 invalid-parameter. Node's parser refuses such a
-// request itself (node.ts); Deno's server takes larger ones, and Bun's refuses past its own limit with a bare 431 (its
+// docs/decisions.md §8: a request line or header section past 16 KB is 400 invalid-parameter. Node's parser refuses
+// such a request itself (node.ts); Deno's server takes larger ones, and Bun's refuses past its own limit with a bare
+// 431 (its
 // --max-http-header-size raises it), so the Fetch runtimes' adapters check what reaches them.
 import type { DirectAnswer, Malformed, Refuse } from './types.ts';
 

@@ -1,4 +1,5 @@
-// Opens the store: PostgreSQL at DATABASE_URL, or embedded PGlite served on a private Unix socket (DECISIONS §1).
+// Opens the store: PostgreSQL at DATABASE_URL, or embedded PGlite served on a private Unix socket
+// (docs/decisions.md §1).
 import postgres from 'postgres';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,7 @@ export type DatabaseOptions = {
   /**
    * PostgreSQL only: every statement of the pool ends on the server after this long. The shared pool's statements
    * are small (tokens, plans, charges, lists); a charge that waits past it on a locked window is cancelled by
-   * PostgreSQL itself, so the 503 its caller got is never charged later (DECISIONS §4).
+   * PostgreSQL itself, so the 503 its caller got is never charged later (docs/decisions.md §4).
    */
   statementTimeoutMs?: number;
   /**

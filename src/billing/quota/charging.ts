@@ -1,4 +1,4 @@
-// The hourly quota (DECISIONS §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
+// The hourly quota (docs/decisions.md §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
 import type { WithSettings, Sql } from '../../store/database.ts';
 import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from '../../http/problem.ts';
@@ -15,7 +15,7 @@ const STORE_READ_TIMEOUT_MS = 1000;
 export const windowStart = (now: number) => Math.floor(now / HOUR_MS) * HOUR_MS;
 export const secondsToReset = (now: number) => Math.max(1, Math.ceil((windowStart(now) + HOUR_MS - now) / 1000));
 
-/** Sets the IETF httpapi ratelimit headers draft's two headers, as DECISIONS §4 spells them, among a response's. */
+/** Sets the IETF httpapi ratelimit headers draft's two headers (docs/decisions.md §4) among a response's. */
 export function setStandingHeaders(headers: Record<string, string>, budget: number, used: number, now: number): void {
   headers['ratelimit-policy'] = `"hourly";q=${budget};w=3600`;
   headers.ratelimit = `"hourly";r=${Math.max(budget - used, 0)};t=${secondsToReset(now)}`;
@@ -39,8 +39,8 @@ export type Quota = {
 };
 
 /**
- * withSettings: runs the charges and refunds, which wait on a window's lock, with the shared pool's statement timeout in
- * force (localSettings; behind a transaction pooler it is set for each).
+ * withSettings: runs the charges and refunds, which wait on a window's lock, with the shared pool's statement timeout
+ * in force (localSettings; behind a transaction pooler it is set for each).
  */
 export function quota(sql: Sql, clock: () => number, withSettings: WithSettings = (work) => work(sql)): Quota {
   const leases = leaseBooks(withSettings);

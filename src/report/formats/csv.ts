@@ -1,5 +1,5 @@
-// text/csv exports (RFC 4180, DECISIONS §7): a header of dimension keys then metric names, written as a stream; the
-// records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
+// text/csv exports (RFC 4180, docs/decisions.md §7): a header of dimension keys then metric names, written as a stream;
+// the records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
 import type { Context } from '../../http/context.ts';
 import { requestTimeout } from '../../http/deadline.ts';
 import { nextTurn } from '../../http/turn.ts';

@@ -1,5 +1,5 @@
-// The data endpoint's JSON answer (spec §2.5): the head, then the rows as PostgreSQL renders them (rendered.ts),
-// streamed in batches; an answer of one batch is sent whole, so a failure is still a problem document.
+// The data endpoint's JSON answer (docs/decisions.md §6): the head, then the rows as PostgreSQL renders them
+// (rendered.ts), streamed in batches; an answer of one batch is sent whole, so a failure is still a problem document.
 import type { Context } from '../../http/context.ts';
 import { JSON_TYPE, jsonText } from '../../http/respond.ts';
 import { chunkStream, streamedResponse } from '../../http/streamed.ts';

@@ -1,4 +1,4 @@
-// What an export file is made of, whatever its format (DECISIONS §7): the rows' header, then batches of rows.
+// What an export file is made of, whatever its format (docs/decisions.md §7): the rows' header, then batches of rows.
 import type { Cells } from '../query.ts';
 
 /**

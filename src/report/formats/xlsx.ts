@@ -1,4 +1,4 @@
-// XLSX exports (DECISIONS §7): a workbook of one sheet, written as a stream with backpressure to the database.
+// XLSX exports (docs/decisions.md §7): a workbook of one sheet, written as a stream with backpressure to the database.
 import type { Transform } from 'node:stream';
 import XLSXTransformStream from 'xlsx-write-stream';
 import { cellStyles, headerStyles, useSheetLayout } from './sheetLayout.ts';
@@ -82,7 +82,8 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
       for await (const batch of sheet.rows) {
         if (batch instanceof Uint8Array) await write(batch);
         else for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
-          // Text as it is: an inline string is never evaluated, so CSV's formula guard has no place here (migration 016).
+          // Text as it is: an inline string is never evaluated, so CSV's formula guard has no place here (migration
+          // 016).
           await write(batch.slice(i, i + SHEET_CHUNK_ROWS));
         }
         if (stopped) return;
