@@ -1,5 +1,6 @@
 // Loads /v1/docs in headless Chromium (Debian's package): Redoc renders every path with its curl and response samples,
-// its search finds operations, nothing is fetched from another host, and no console error; a screenshot is kept.
+// its search finds operations, nothing is fetched from another host, and no console error; a screenshot is kept. The
+// first paint (a screenshot as soon as the page has loaded) shows what the page is, and no code block scrolls sideways.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -36,6 +37,17 @@ it('headless Chromium renders the reference: every path, samples, search; no for
     });
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     page.on('pageerror', (error) => errors.push(error.message));
+    // The first paint, as soon as the page has loaded: the title and what it is, not a bare spinner.
+    // On a slow device Redoc takes a while to render: the CPU is slowed down, as Chromium's developer tools do.
+    const first = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await (await first.context().newCDPSession(first)).send('Emulation.setCPUThrottlingRate', { rate: 8 });
+    await first.goto(`${server.url}/v1/docs`, { waitUntil: 'domcontentloaded' });
+    mkdirSync(OUTPUT, { recursive: true });
+    await first.screenshot({ path: join(OUTPUT, 'docs-first-paint.png') });
+    const firstText = await first.evaluate(() => document.body.innerText);
+    assert.ok(firstText.includes('readout'), `the first paint names the service: ${JSON.stringify(firstText.slice(0, 200))}`);
+    assert.ok(firstText.includes('readout API reference') && firstText.includes('/v1/openapi.json'), 'the first paint says what the page is');
+    await first.close();
     const response = await page.goto(`${server.url}/v1/docs`, { waitUntil: 'networkidle' });
     assert.is(response?.status(), 200);
     await page.waitForSelector('[role=menu]', { timeout: 30_000 });
@@ -52,6 +64,11 @@ it('headless Chromium renders the reference: every path, samples, search; no for
     assert.match(text, /subscription-locked/);
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'docs.png') });
+    // Rendered, the introduction has made way; no code block scrolls sideways: long lines wrap.
+    assert.is(await page.$('#intro'), null, 'the introduction is gone once Redoc has rendered');
+    const scrolling = await page.evaluate(() => [...document.querySelectorAll('pre')].filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => pre.textContent!.slice(0, 60)));
+    assert.equal(scrolling, [], 'every code block wraps');
+    assert.ok((await page.evaluate(() => document.querySelectorAll('pre').length)) > 16, 'code blocks were checked');
     // The search box finds operations by their words.
     await page.fill('input[placeholder="Search..."]', 'workbook');
     await page.waitForFunction(() => document.querySelector('[data-role="search:results"]')?.textContent?.includes('Excel workbook'), null, { timeout: 10_000 });

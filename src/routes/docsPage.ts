@@ -38,15 +38,28 @@ const REDOC_OPTIONS = {
 };
 
 /**
+ * The page's own style: the introduction shown until Redoc has rendered, and code that wraps instead of scrolling
+ * sideways (the quick start's long lines, the curl samples), everywhere Redoc puts a code block.
+ */
+const REFERENCE_STYLE = `body{margin:0}
+#intro{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:900px;margin:0 auto;padding:32px 24px}
+#intro h1{font-size:28px;margin:0 0 8px}#intro a{color:#2457c5}#intro .loading{color:#5c6370}
+pre,pre code{white-space:pre-wrap!important;overflow-wrap:anywhere;word-break:break-word}`;
+
+/**
  * The reference page: the document as JSON data (escaped so that no `</script>` can end the block), Redoc's script
  * and the line that starts it. The scripts are allowed by their hashes; Redoc styles with inline style elements and
  * runs its search in a worker made from a blob.
  */
 export function renderReference(document: Json, script: string): { html: string; csp: string } {
   const data = JSON.stringify(document).replace(/</g, '\\u003c');
-  const start = `Redoc.init(JSON.parse(document.getElementById('openapi').textContent), ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('reference'));`;
+  // The introduction stands until Redoc has rendered (its callback), so the first paint is never a bare spinner.
+  const start = `Redoc.init(JSON.parse(document.getElementById('openapi').textContent), ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('reference'), () => document.getElementById('intro').remove());`;
+  const title = `${escape(document.info.title)} API reference`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<link rel="icon" href="data:,"><title>${escape(document.info.title)} API reference</title><style>body{margin:0}</style></head><body>
+<link rel="icon" href="data:,"><title>${title}</title><style>${REFERENCE_STYLE}</style></head><body>
+<header id="intro"><h1>${title}</h1><p>${escape(document.info.summary)}</p>
+<p>The contract itself is <a href="openapi.json">/v1/openapi.json</a> (OpenAPI ${escape(document.openapi)}). <span class="loading">The reference is loading…</span></p></header>
 <noscript><p>This reference needs JavaScript. The contract itself is <a href="openapi.json">/v1/openapi.json</a>.</p></noscript>
 <div id="reference"></div>
 <script id="openapi" type="application/json">${data}</script>
