@@ -83,7 +83,13 @@ class Model {
 
   apply(s: Step) {
     if (s.kind === 'facts') for (const f of s.facts) this.facts.set(`${f.account}/${f.creative}/${f.day}`, f);
-    if (s.kind === 'rates') for (const r of s.rates) this.days(r.currency).set(r.day, { usdPerUnit: r.usdPerUnit, source: 'import' });
+    if (s.kind === 'rates') {
+      // An import removes the demo's rates of every currency it loads (docs/decisions.md §11).
+      for (const currency of new Set(s.rates.map((r) => r.currency))) {
+        for (const [d, rate] of this.days(currency)) if (rate.source === 'demo') this.days(currency).delete(d);
+      }
+      for (const r of s.rates) this.days(r.currency).set(r.day, { usdPerUnit: r.usdPerUnit, source: 'import' });
+    }
     if (s.kind === 'demo') for (let d = s.from; d <= s.to; d++) if (!this.days(s.currency).has(d)) this.days(s.currency).set(d, { usdPerUnit: s.usdPerUnit, source: 'demo' });
   }
 
