@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { openDatabase, type Database } from '../src/store/database.ts';
+import { type Database } from '../src/store/database.ts';
+import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: 'sql/queries' } } });

@@ -9,7 +9,6 @@ import { requestLogger, type LogLine, type RequestLogger } from './http/requestL
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError, problemResponse } from './http/problem.ts';
-import { query } from './store/queries.ts';
 import { quota } from './billing/quota/charging.ts';
 import { respond } from './http/respond.ts';
 import { dataCost, readReportRequest } from './report/request.ts';
@@ -34,12 +33,13 @@ import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/t
 import { signingKeys } from './auth/signingKeys.ts';
 import { traceFrom, type Trace } from './http/trace.ts';
 import { TimedOut } from './store/timeout.ts';
-import { connectionOptionsOf, exclusivePool, type ExclusivePool } from './store/exclusive.ts';
+import type { ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
 import { readResumePoint } from './report/changes.ts';
 import { refuseUndeclared } from './http/declared.ts';
-import { primaryOnly, replicaReads, type ReadSource, type Reads } from './store/replicas.ts';
-import { localSettings, postgresPool, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
+import type { ReadSource } from './store/replicas.ts';
+import { heavyPool, standbyReads } from './store/readSources.ts';
+import { localSettings, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppMetrics } from './serve/metrics.ts';
 
 export type { LogLine };
@@ -322,27 +322,4 @@ function finish(response: Response, ctx: Context, head: boolean): Response {
   if (!head) return response;
   response.body?.cancel().catch(() => {});
   return respond(null, { status: response.status, headers });
-}
-
-/**
- * The standbys of DATABASE_REPLICA_URLS, opened as the primary's pool is, each with its own connections for heavy
- * requests; without any, the primary alone.
- */
-function standbyReads(primary: ReadSource, config: Config): Reads {
-  if (!config.replicaUrls.length) return primaryOnly(primary);
-  return replicaReads(primary, {
-    urls: config.replicaUrls,
-    maxLagMs: config.replicaMaxLagMs,
-    open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }).sql,
-    heavy: (sql) => heavyPool(sql, config),
-  });
-}
-
-/**
- * The connections report data and exports borrow, opened like `sql`'s own; their statements end on the server a
- * little after the request deadline. pg_terminate_backend ends one of our own backends (same role): the way to stop
- * a COPY blocked on its socket.
- */
-function heavyPool(sql: Sql, config: Config): ExclusivePool {
-  return exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000, config.poolMode);
 }

@@ -6,7 +6,7 @@ import process from 'node:process';
 import { UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './store/database.ts';
+import { openDatabase } from './store/open.ts';
 import { databaseProblem, startupLine } from './serve/startup.ts';
 import { migrate } from './store/migrate.ts';
 

@@ -2,26 +2,25 @@
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
-import { openDatabase, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
+import { SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
+import { openDatabase } from './store/open.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
 import { createMetrics, serveMetrics } from './serve/metrics.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
-import { runCommand } from './cli/run.ts';
-import { bundled } from './serve/bundled.ts';
+import { seedDemo, type DemoCredentials } from './cli/demo.ts';
+import { bundled } from './bundled.ts';
 import type { Sql } from './store/database.ts';
 
-type Demo = { organizationId: string; reportIds: string[]; clientId: string; clientSecret: string };
+type Demo = DemoCredentials;
 
 /** A first start on an empty database seeds the demo, so there is something to read at once. */
 async function seedDemoWhenEmpty(sql: Sql): Promise<Demo | undefined> {
   const [{ empty }] = await sql`select not exists (select 1 from organizations) as empty`;
   if (!empty) return undefined;
-  const outcome = await runCommand(['demo', '--json'], { sql, now: Date.now(), progress: () => {} });
-  if (outcome.code !== 0) throw new Error(`demo seeding failed: ${outcome.stderr}`);
-  return JSON.parse(outcome.stdout);
+  return seedDemo(sql, Date.now());
 }
 
 /** For the person at the terminal, on stderr: stdout carries only JSON log lines. */

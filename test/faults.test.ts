@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { skipped } from './support/skip.ts';
 import { createApp } from '../src/app.ts';
-import { openDatabase } from '../src/store/database.ts';
+import { openDatabase } from '../src/store/open.ts';
 import { BASE, testApp, type TestApp } from './support/app.ts';
 import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, createClient, createOrg, tenant, tokenRequest } from './support/fixtures.ts';

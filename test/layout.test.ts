@@ -9,8 +9,42 @@ const files = readdirSync('src', { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.ts'))
   .map((name) => join('src', name));
 
-test('the top of src/ holds only the entry files, the pipeline, the configuration and the data model', () => {
-  assert.equal(files.filter((file) => dirname(file) === 'src').sort(), ['src/app.ts', 'src/cli.ts', 'src/config.ts', 'src/dataModel.ts', 'src/main.ts']);
+test('the top of src/ holds only the entry files, the pipeline, the configuration, the data model and what the executable carries', () => {
+  assert.equal(files.filter((file) => dirname(file) === 'src').sort(), ['src/app.ts', 'src/bundled.ts', 'src/cli.ts', 'src/config.ts', 'src/dataModel.ts', 'src/main.ts']);
+});
+
+/**
+ * Which folder of src/ may import which: the layers, from the store up to the runtime adapters, point down only.
+ * The leaves at the top of src/ (the data model, the configuration's types, what the executable carries) may be
+ * imported from anywhere; the entry files (app.ts, main.ts, cli.ts) import anything and nothing imports them but main.ts.
+ */
+const MAY_IMPORT: Record<string, string[]> = {
+  store: [],
+  http: ['store'],
+  auth: ['store', 'http'],
+  billing: ['store', 'http'],
+  report: ['store', 'http', 'auth', 'billing'],
+  catalogue: ['store', 'report'],
+  routes: ['store', 'http', 'auth', 'billing', 'report'],
+  cli: ['store', 'http', 'auth', 'billing', 'report', 'catalogue'],
+  serve: ['store', 'http', 'routes'],
+};
+const LEAVES = ['src/dataModel.ts', 'src/config.ts', 'src/bundled.ts'];
+
+test('imports between folders point down: the store, http, the pipeline steps, reports, routes, then the adapters', () => {
+  const climbing: string[] = [];
+  for (const file of files) {
+    const from = file.split('/')[1];
+    if (!(from in MAY_IMPORT)) continue;
+    for (const [, target] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gm)) {
+      const path = normalize(join(dirname(file), target));
+      if (!path.startsWith('src/') || LEAVES.includes(path)) continue;
+      const to = path.split('/')[1];
+      if (to !== from && !MAY_IMPORT[from].includes(to)) climbing.push(`${file} -> ${path}`);
+    }
+  }
+  assert.equal(climbing, []);
+  assert.ok(Object.keys(MAY_IMPORT).every((folder) => files.some((file) => file.startsWith(`src/${folder}/`))), 'every folder of the table exists');
 });
 
 test('no module imports itself through others', () => {

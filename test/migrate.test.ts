@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../src/store/database.ts';
+import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { migrationFiles } from '../src/store/sqlFiles.ts';
 import { freshDatabase, type TestDatabase } from './support/database.ts';

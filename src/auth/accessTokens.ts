@@ -4,20 +4,11 @@ import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { AUDIENCE, isScope, type Scope } from './scopes.ts';
 import type { SigningKeys } from './signingKeys.ts';
+import type { AllowList, Principal } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 
-export type AllowList = readonly string[] | 'all';
-
-/** Who is calling: what a verified token says. */
-export type Principal = {
-  clientId: string;
-  organizationId: string;
-  scopes: Scope[];
-  reports: AllowList;
-  adAccounts: AllowList;
-  expiresAt: number;
-};
+export type { AllowList, Principal };
 
 const uuid = v.pipe(v.string(), v.uuid());
 // The claims a client token must carry; a person's app token, or anything else, lacks them.

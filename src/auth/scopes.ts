@@ -1,15 +1,7 @@
-// The public-API scopes of docs/decisions.md §9, and the audience they earn a token.
-export const SCOPES = [
-  'reports:read',
-  'reports:data',
-  'reports:export',
-  'campaigns:read',
-  'ad-accounts:read',
-  'segments:read',
-  'organizations:read',
-] as const;
-
-export type Scope = (typeof SCOPES)[number];
+// The public-API scopes of docs/decisions.md §9 (listed with the data model's enumerations), and the audience they
+// earn a token.
+import { SCOPES, type Scope } from '../dataModel.ts';
+export { SCOPES, type Scope };
 
 export const AUDIENCE = 'service-api';
 

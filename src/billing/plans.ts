@@ -1,16 +1,10 @@
 // The plan behind each organization, cached per process with the states of docs/decisions.md §3.
+import type { Plan } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { withTimeout } from '../store/timeout.ts';
 
-export type Plan = {
-  code: string;
-  name: string;
-  publicApi: boolean;
-  conversionMetrics: boolean;
-  budget: number;
-  locked: boolean;
-};
+export type { Plan };
 
 export type PlanState = 'healthy' | 'stale' | 'unknown';
 

@@ -10,7 +10,7 @@ import { fxImport, fxList } from './fx.ts';
 import { accountList, metricList, orgList, reportList, segmentList } from './lists.ts';
 import { orgCreate, orgDelete, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
-import { bundled } from '../serve/bundled.ts';
+import { bundled } from '../bundled.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import pkg from '../../package.json' with { type: 'json' };
 

@@ -142,8 +142,11 @@ async function removeDemo(sql: Sql) {
   return result({ removed: existing }, existing.length ? `demo organizations removed: ${existing.join(', ')}` : 'no demo organization to remove');
 }
 
-export async function demo(sql: Sql, { flags }: Parsed, now: number) {
-  if (readFlags(flags, [], ['remove']).remove !== undefined) return removeDemo(sql);
+/** The demo organization and its client's fresh secret (what `readout demo` prints, and a first start shows). */
+export type DemoCredentials = { organizationId: string; reportIds: string[]; clientId: string; clientSecret: string };
+
+/** Creates the demo organization, or tops it up, and issues its client a fresh secret. */
+export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> {
   const out = await transaction(sql, async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
@@ -157,6 +160,12 @@ export async function demo(sql: Sql, { flags }: Parsed, now: number) {
     return { organizationId: org, reportIds, clientId, clientSecret };
   });
   await query(sql, 'analyze-facts');
+  return out;
+}
+
+export async function demo(sql: Sql, { flags }: Parsed, now: number) {
+  if (readFlags(flags, [], ['remove']).remove !== undefined) return removeDemo(sql);
+  const out = await seedDemo(sql, now);
   return result(
     out,
     [

@@ -1,5 +1,5 @@
 // Reads a request body up to a limit, so a huge upload is refused without being buffered.
-import type { IncomingRequest } from '../serve/types.ts';
+import type { IncomingRequest } from './incoming.ts';
 
 export class BodyTooLarge extends Error {}
 

@@ -1,9 +1,8 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
 import type { ReadSource } from '../store/replicas.ts';
 import type { Sql } from '../store/database.ts';
-import type { Principal } from '../auth/accessTokens.ts';
-import type { Plan } from '../billing/plans.ts';
-import type { IncomingRequest } from '../serve/types.ts';
+import type { Plan, Principal } from './caller.ts';
+import type { IncomingRequest } from './incoming.ts';
 import type { Trace } from './trace.ts';
 
 const never = new AbortController().signal;

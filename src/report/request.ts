@@ -12,7 +12,7 @@ import { adAccountIdsForCost, readDataParams, type DataParams, type Grouping } f
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { resumePoint } from './changes.ts';
 import { accountsInScope, readScope, type ReportScope } from './scope.ts';
-import type { IncomingRequest } from '../serve/types.ts';
+import type { IncomingRequest } from '../http/incoming.ts';
 
 export type PreparedData = {
   scope: ReportScope;

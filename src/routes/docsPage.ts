@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { bundled } from '../serve/bundled.ts';
+import { bundled } from '../bundled.ts';
 
 export type ProblemTypeDoc = { type: string; status: number; title: string; when: string; retry: string };
 

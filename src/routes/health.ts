@@ -2,7 +2,7 @@
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { JSON_TYPE, respond } from '../http/respond.ts';
-import type { DirectAnswer } from '../serve/types.ts';
+import type { DirectAnswer } from '../http/incoming.ts';
 import { withTimeout } from '../store/timeout.ts';
 
 const HEALTH_TIMEOUT_MS = 2000;

@@ -9,6 +9,7 @@ import { AUDIENCE, isScope, type Scope } from '../auth/scopes.ts';
 import { secretMatches } from '../auth/secrets.ts';
 import type { SigningKeys } from '../auth/signingKeys.ts';
 import { TimedOut, withTimeout } from '../store/timeout.ts';
+import { isUnavailable } from '../store/errors.ts';
 
 /** A body larger than this is refused unread, and the connection closed (docs/decisions.md §13). */
 export const TOKEN_BODY_LIMIT = 16 * 1024;
@@ -32,15 +33,11 @@ function oauthError(error: OAuthError, description: string, extra: { status?: nu
  * object. A store that is down or slow is `temporarily_unavailable` (the error code RFC 6749 §4.1.2.1 defines), 503.
  */
 export function tokenFailure(error: unknown): Response {
-  if (error instanceof Error && !(error instanceof TimedOut) && !isStoreError(error)) {
+  if (error instanceof Error && !(error instanceof TimedOut) && !isUnavailable(error)) {
     return oauthError('server_error', 'The token could not be issued.', { status: 500 });
   }
   return oauthError('temporarily_unavailable', 'The credential store is not answering; retry shortly.', { status: 503, headers: { 'retry-after': '5' } });
 }
-
-/** postgres.js's own connection errors, and PostgreSQL's (SQLSTATE class 08, 57: connection, operator intervention). */
-const isStoreError = (error: Error & { code?: string }) =>
-  typeof error.code === 'string' && (/^CONNECT|^CONNECTION_/.test(error.code) || /^(08|57|53)/.test(error.code) || /^E[A-Z]+$/.test(error.code));
 
 type ClientRow = {
   id: string;

@@ -1,7 +1,8 @@
 // What stops a start, said in one line for the operator (exit 2), rather than a stack trace: the configuration, the
 // database that cannot be reached, the data folder, the port, the TLS files.
 import { ConfigError } from '../config.ts';
-import { databaseDescription, DataDirError } from '../store/database.ts';
+import { databaseDescription } from '../store/database.ts';
+import { DataDirError } from '../store/embedded.ts';
 
 /** A problem the operator can fix, already worded. */
 export class StartupError extends Error {}

@@ -1,12 +1,6 @@
-// Opens the store: PostgreSQL at DATABASE_URL, or embedded PGlite served on a private Unix socket
-// (docs/decisions.md §1).
+// PostgreSQL connections: the shared pool's settings, transactions, and whether a pooler stands in front. The embedded
+// database is embedded.ts; openDatabase (open.ts) picks one (docs/decisions.md §1).
 import postgres from 'postgres';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { connect } from 'node:net';
-import { keepExchangesWhole } from './embeddedQueue.ts';
-import { bundled } from '../serve/bundled.ts';
 import type { PoolMode } from '../config.ts';
 
 export type Sql = postgres.Sql;
@@ -53,7 +47,7 @@ export type DatabaseOptions = {
 
 // postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
 // service resumes within seconds of the database returning. Each request bounds its own wait meanwhile.
-const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 2), connect_timeout: 10 };
+export const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 2), connect_timeout: 10 };
 
 /** A database URL without its credentials, for logs and messages. */
 export function databaseDescription(databaseUrl: string): string {
@@ -149,153 +143,4 @@ export async function detectPoolMode(databaseUrl: string): Promise<PoolMode> {
   } finally {
     await probe.end({ timeout: 0 }).catch(() => {});
   }
-}
-
-export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) {
-    const poolMode = options.poolMode === 'auto' ? await detectPoolMode(options.databaseUrl) : options.poolMode;
-    return postgresPool({ ...options, databaseUrl: options.databaseUrl, poolMode });
-  }
-  if (options.dataDir) {
-    const claim = await claimDataDir(options.dataDir);
-    if ('shared' in claim) {
-      // A server already holds this folder: talk to its socket rather than open the files twice.
-      const sql = postgres({ path: claim.shared, user: 'postgres', database: 'postgres', max: 1, ...silent });
-      return { sql, poolMode: 'session', description: `embedded (shared, ${options.dataDir})`, close: () => sql.end({ timeout: 5 }) };
-    }
-    return openEmbedded(options, claim.release);
-  }
-  return openEmbedded(options, async () => {});
-}
-
-/** The data folder's problems that stop a start: one line each, for the operator. */
-export class DataDirError extends Error {}
-
-const socketFile = (dataDir: string) => join(dataDir, 'readout-socket.json');
-const lockFile = (dataDir: string) => join(dataDir, 'readout.lock');
-
-const reachable = (path: string) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ path }, () => (socket.end(), resolve(true)));
-    socket.on('error', () => resolve(false));
-  });
-
-async function runningSocket(dataDir: string): Promise<string | undefined> {
-  let path: string;
-  try {
-    path = JSON.parse(await readFile(socketFile(dataDir), 'utf8')).path;
-  } catch {
-    return undefined;
-  }
-  return typeof path === 'string' && (await reachable(path)) ? path : undefined;
-}
-
-/** mkdir -p, by hand: Node's recursive mkdir spins forever on a path it cannot create under /proc. */
-async function makeDir(dir: string): Promise<void> {
-  const made = (error: { code?: string }) => {
-    if (error.code !== 'EEXIST') throw error;
-  };
-  try {
-    await mkdir(dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOENT' || dirname(dir) === dir) return made(error as { code?: string });
-    await makeDir(dirname(dir));
-    await mkdir(dir, { mode: 0o700 }).catch(made);
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
-};
-
-/**
- * The folder's files are opened by one process only (PGlite is one process's database): the first takes
- * `readout.lock`, every other talks to the first's socket. A lock left by a process that is gone is taken over; one
- * whose process lives but has no socket yet (it is starting) is waited for.
- */
-async function claimDataDir(dataDir: string): Promise<{ shared: string } | { release: () => Promise<void> }> {
-  try {
-    await makeDir(dataDir);
-    if (!(await stat(dataDir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
-    await chmod(dataDir, 0o700);
-  } catch (error) {
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be used (${(error as { code?: string }).code ?? String(error)})`);
-  }
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const shared = await runningSocket(dataDir);
-    if (shared) return { shared };
-    try {
-      await writeFile(lockFile(dataDir), String(process.pid), { flag: 'wx', mode: 0o600 });
-      return { release: () => rm(lockFile(dataDir), { force: true }) };
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== 'EEXIST') throw new DataDirError(`DATA_DIR ${dataDir} is not writable (${code ?? String(error)})`);
-    }
-    const holder = Number(await readFile(lockFile(dataDir), 'utf8').catch(() => ''));
-    if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || !alive(holder)) {
-      await rm(lockFile(dataDir), { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new DataDirError(`DATA_DIR ${dataDir} is held by process ${holder}, whose database does not answer`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/**
- * The embedded database's socket: a Unix socket that only this user can reach (its folder 0700, itself 0600), never
- * a TCP port another local user could connect to. In DATA_DIR, or in a private temporary folder when the path would
- * pass the 107 bytes a socket's name may have.
- */
-async function socketPath(dataDir: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const inData = resolve(dataDir, 'readout.sock');
-  if (Buffer.byteLength(inData) <= 100) {
-    await rm(inData, { force: true }); // left by a process that is gone: the lock is ours
-    return { path: inData, remove: () => rm(inData, { force: true }) };
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'readout-'));
-  return { path: join(dir, 'readout.sock'), remove: () => rm(dir, { recursive: true, force: true }) };
-}
-
-async function openEmbedded(options: DatabaseOptions, release: () => Promise<void>): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  let pglite;
-  try {
-    pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template, ...(await bundled.pglite?.()) });
-  } catch (error) {
-    await release();
-    throw options.dataDir ? new DataDirError(`DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`) : error;
-  }
-  // A database in memory lives only in tests, whose other processes and fault proxies reach it on a loopback port.
-  const socket = options.dataDir ? await socketPath(options.dataDir) : undefined;
-  const server = new PGLiteSocketServer({ db: pglite, ...(socket ? { path: socket.path } : { host: '127.0.0.1', port: 0 }), maxConnections: 64 });
-  keepExchangesWhole(server);
-  await server.start();
-  if (socket) {
-    await chmod(socket.path, 0o600);
-    await writeFile(socketFile(options.dataDir!), JSON.stringify({ path: socket.path }), { mode: 0o600 });
-  }
-  // PGlite runs one query at a time; a small pool keeps the queue short.
-  const where = socket ? { path: socket.path } : { host: '127.0.0.1', port: Number(server.getServerConn().split(':').pop()) };
-  const sql = postgres({ ...where, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
-  return {
-    sql,
-    poolMode: 'session',
-    description: options.dataDir ? `embedded PGlite in ${options.dataDir}` : 'embedded PGlite in memory',
-    dump: () => pglite.dumpDataDir('none'),
-    async close() {
-      await sql.end({ timeout: 5 });
-      await server.stop();
-      await pglite.close();
-      if (options.dataDir) await rm(socketFile(options.dataDir), { force: true });
-      await socket?.remove();
-      await release();
-    },
-  };
 }

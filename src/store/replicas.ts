@@ -118,7 +118,6 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
       const usable = standbys.filter((s) => s.state.usable);
       if (!usable.length) return primary;
       const [{ lsn }] = await query<{ lsn: string }>(primary.sql, 'wal-flushed');
-      const needed = lsnValue(lsn);
       // Round robin over the usable standbys, starting at the next one; each may wait a moment to catch up.
       const start = next++ % usable.length;
       const order = [...usable.slice(start), ...usable.slice(0, start)];

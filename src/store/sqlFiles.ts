@@ -2,7 +2,7 @@
 // when readout runs as one).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { bundled } from '../serve/bundled.ts';
+import { bundled } from '../bundled.ts';
 
 export type SqlFile = { name: string; text: string };
 

@@ -4,7 +4,7 @@
 // workbook is made (its styles and the worksheet's opening) are replaced by ours: its version is pinned, and
 // test/sheetLayout.test.ts fails the day those templates move.
 import { createRequire } from 'node:module';
-import { bundled, type SheetTemplates } from '../../serve/bundled.ts';
+import { bundled, type SheetTemplates } from '../../bundled.ts';
 
 /** Indexes into STYLES' cellXfs; the number formats are ECMA-376 §18.8.30's built-in ones (2, 3, 4). */
 const STYLE_OF_KIND: Record<string, number> = { percent: 2, ratio: 2, count: 3, money: 4, decimal: 4 };

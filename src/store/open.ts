@@ -1,0 +1,23 @@
+// Opens the store: PostgreSQL at DATABASE_URL (behind a pooler or not), or the embedded database (docs/decisions.md
+// §1), which a second process reaches through the first's socket.
+import postgres from 'postgres';
+import { detectPoolMode, postgresPool, silent, type Database, type DatabaseOptions } from './database.ts';
+import { claimDataDir, openEmbedded } from './embedded.ts';
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const poolMode = options.poolMode === 'auto' ? await detectPoolMode(options.databaseUrl) : options.poolMode;
+    return postgresPool({ ...options, databaseUrl: options.databaseUrl, poolMode });
+  }
+  if (options.dataDir) {
+    const claim = await claimDataDir(options.dataDir);
+    if ('shared' in claim) {
+      // A server already holds this folder: talk to its socket rather than open the files twice.
+      const sql = postgres({ path: claim.shared, user: 'postgres', database: 'postgres', max: 1, ...silent });
+      return { sql, poolMode: 'session', description: `embedded (shared, ${options.dataDir})`, close: () => sql.end({ timeout: 5 }) };
+    }
+    return openEmbedded(options, claim.release);
+  }
+  return openEmbedded(options, async () => {});
+}
+
