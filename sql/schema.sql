@@ -840,7 +840,7 @@ begin
     return v_stamp::timestamptz;
   end if;
   v_locked := clock_timestamp();
-  perform pg_advisory_xact_lock_shared(727042, floor(extract(epoch from v_locked) - 1577836800)::integer);
+  perform pg_advisory_xact_lock_shared((1831::bigint << 50) | floor(extract(epoch from v_locked - timestamptz '2020-01-01 00:00:00+00') * 1000000)::bigint);
   v_stamp := clock_timestamp()::text;
   perform set_config('readout.facts_written_at', v_stamp, true);
   return v_stamp::timestamptz;

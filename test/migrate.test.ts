@@ -83,7 +83,7 @@ const SHIPPED: Record<string, string> = {
   '018_delete_organization': 'bfcb7419b2cc2aea',
   '019_converted_rollups': '03484cd4690b8108',
   '020_formula_functions': '958a03f070b810ba',
-  '021_periods_and_changes': '9805a09dc5b95eb1',
+  '021_periods_and_changes': '61bfc7767f71ff40',
   '022_account_daily_rollups': '59daf9e1a20955a6',
 };
 

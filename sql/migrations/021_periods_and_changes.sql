@@ -25,9 +25,10 @@ insert into fact_account_writes (ad_account_id, writes) select distinct ad_accou
 
 -- The instant a transaction's fact writes are stamped with, the same for all of them. A resume point (query
 -- facts-resume-point.sql) must not pass a write that has not committed yet: so before its first stamp, a writer holds
--- a shared advisory lock (727042, seconds since 2020) until it ends, and stamps with a clock read after taking it. A
--- reader takes the earlier of its own start and the oldest such lock held: a write it cannot see is either held
--- then, and stamped no earlier than that lock's second, or locked after, and stamped after the reader started.
+-- a shared advisory lock until it ends, whose key is 1831 in its top bits and, below them, the microseconds since 2020
+-- of a clock read before taking it; it stamps with a clock read after. A reader takes the earlier of its own start
+-- and the oldest such lock held: a write it cannot see is either held then, and stamped after that lock's instant,
+-- or locked after, and stamped after the reader started.
 create function facts_write_stamp()
 returns timestamptz
 language plpgsql as $$
@@ -39,7 +40,7 @@ begin
     return v_stamp::timestamptz;
   end if;
   v_locked := clock_timestamp();
-  perform pg_advisory_xact_lock_shared(727042, floor(extract(epoch from v_locked) - 1577836800)::integer);
+  perform pg_advisory_xact_lock_shared((1831::bigint << 50) | floor(extract(epoch from v_locked - timestamptz '2020-01-01 00:00:00+00') * 1000000)::bigint);
   v_stamp := clock_timestamp()::text;
   perform set_config('readout.facts_written_at', v_stamp, true);
   return v_stamp::timestamptz;
