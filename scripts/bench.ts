@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { runCommand } from '../src/cli/run.ts';
-import { type Sql } from '../src/store/database.ts';
+import type { Sql } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { inlinedQueryText, query } from '../src/store/queries.ts';

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
-import { type Sql } from '../src/store/database.ts';
+import type { Sql } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { type Database } from '../src/store/database.ts';
+import type { Database } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
 

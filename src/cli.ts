@@ -52,7 +52,7 @@ async function readText(path: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-let config;
+let config: ReturnType<typeof loadConfig> | undefined;
 try {
   config = loadConfig(process.env);
 } catch (error) {

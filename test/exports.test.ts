@@ -94,7 +94,7 @@ it('XLSX opens with an independent reader: one sheet, display names, numbers as 
   assert.is(rows.length, data.rows.length);
   data.rows.forEach((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
     assert.is(rows[i][1], row.dimensions.campaignName);
-    data.metrics.forEach((m: string, j: number) => assert.is(rows[i][4 + j], row.metrics[m], `${m} of row ${i}`));
+    for (const [j, m] of (data.metrics as string[]).entries()) assert.is(rows[i][4 + j], row.metrics[m], `${m} of row ${i}`);
   });
 });
 

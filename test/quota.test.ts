@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { skipped } from './support/skip.ts';
 import { createApp } from '../src/app.ts';
 import type { Context } from '../src/http/context.ts';
-import { type Sql } from '../src/store/database.ts';
+import type { Sql } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import type { ApiError } from '../src/http/problem.ts';
 import { quota, windowStart } from '../src/billing/quota/charging.ts';

@@ -402,7 +402,7 @@ demo('requests running at once each get their own answer, exports streaming amon
   for (const url of [...urls, ...exports]) assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
   const all = [...exports, ...urls, ...urls, ...urls, ...exports];
   const together = await Promise.all(all.map(body));
-  all.forEach((url, i) => assert.is(together[i], alone.get(url), `${url} answered alone and among others`));
+  for (const [i, url] of all.entries()) assert.is(together[i], alone.get(url), `${url} answered alone and among others`);
 });
 
 demo.run();

@@ -71,7 +71,7 @@ for (const name of ['node', 'bun', 'deno', 'executable'] as const) {
         assert.is.not(untrusted.status, 0);
       }
       // Plain HTTP on the TLS port gets nothing, and does not disturb the server.
-      await fetch(server.url.replace('https:', 'http:') + '/v1/health').then(() => assert.unreachable('plain HTTP answered'), () => {});
+      await fetch(`${server.url.replace('https:', 'http:')}/v1/health`).then(() => assert.unreachable('plain HTTP answered'), () => {});
       assert.is((await get(`${server.url}/v1/health`, ca)).status, 200);
       assert.is(await server.stop('SIGTERM'), 0, server.output());
     } finally {

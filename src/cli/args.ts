@@ -19,7 +19,7 @@ export type Parsed = { words: string[]; flags: Map<string, string | true> };
  */
 export function parseArgs(argv: string[], switches: ReadonlySet<string>): Parsed {
   const options = Object.fromEntries([...switches].map((name) => [name, { type: 'boolean' as const }]));
-  let tokens;
+  let tokens: ReturnType<typeof parseTokens>['tokens'];
   try {
     // Not strict: any other flag is read, and each command refuses the flags it does not know (readFlags).
     ({ tokens } = parseTokens({ args: argv, options, strict: false, allowPositionals: true, tokens: true }));

@@ -16,7 +16,7 @@ export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string
   await requireOrganization(sql, org);
   const dryRun = flags.has('dry-run');
   const name = f.file === '-' ? 'stdin' : f.file;
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof applyCatalogue>>;
   try {
     outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), { dryRun, prune: flags.has('prune') });
   } catch (error) {

@@ -104,11 +104,11 @@ async function copySink(tx: Sql): Promise<Sink> {
   const stream = await tx`copy import_rows from stdin`.writable();
   let failed: unknown;
   stream.on('error', (error) => (failed ??= error));
-  const escape = (v: string | number | null) => (v === null ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
+  const escapeText = (v: string | number | null) => (v === null ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
   return {
     async add(row) {
       if (failed) throw failed;
-      if (!stream.write(`${row.map(escape).join('\t')}\n`)) await new Promise((resolve) => stream.once('drain', resolve));
+      if (!stream.write(`${row.map(escapeText).join('\t')}\n`)) await new Promise((resolve) => stream.once('drain', resolve));
     },
     end: () => new Promise<void>((resolve, reject) => (failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())))),
     // CopyFail: the server ends the COPY, and the transaction rolls back.

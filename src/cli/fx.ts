@@ -26,7 +26,7 @@ export async function rateWarnings(sql: Sql): Promise<string[]> {
 export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>): Promise<CommandResult> {
   const f = readFlags(flags, ['file']);
   const text = await readFileFlag(readText, f.file);
-  let rates;
+  let rates: ReturnType<typeof parseRates>;
   try {
     rates = parseRates(text);
   } catch (error) {

@@ -28,7 +28,7 @@ export function table(rows: Record<string, unknown>[], columns: string[], whole:
     for (let i = 0; i < widths.length; i++) if (!whole.includes(columns[i]) && widths[i] > floor[i] && (widest < 0 || widths[i] > widths[widest])) widest = i;
     if (widest < 0) break;
     // The widest down to the next widest at most, so that long columns share the cut.
-    const next = Math.max(floor[widest], ...widths.filter((w, i) => i !== widest && !whole.includes(columns[i])).map((w) => Math.min(w, widths[widest] - 1)));
+    const next = Math.max(floor[widest], ...widths.filter((_w, i) => i !== widest && !whole.includes(columns[i])).map((w) => Math.min(w, widths[widest] - 1)));
     widths[widest] = Math.max(floor[widest], widths[widest] - over, next);
   }
   const fit = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text);

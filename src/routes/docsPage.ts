@@ -9,7 +9,7 @@ export type ProblemTypeDoc = { type: string; status: number; title: string; when
 
 type Json = Record<string, any>;
 
-const escape = (text: unknown) =>
+const escapeHtml = (text: unknown) =>
   String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 // Redoc's standalone bundle shows a logo fetched from cdn.redoc.ly below its menu, its one request to another host;
@@ -55,11 +55,11 @@ export function renderReference(document: Json, script: string): { html: string;
   const data = JSON.stringify(document).replace(/</g, '\\u003c');
   // The introduction stands until Redoc has rendered (its callback), so the first paint is never a bare spinner.
   const start = `Redoc.init(JSON.parse(document.getElementById('openapi').textContent), ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('reference'), () => document.getElementById('intro').remove());`;
-  const title = `${escape(document.info.title)} API reference`;
+  const title = `${escapeHtml(document.info.title)} API reference`;
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="icon" href="data:,"><title>${title}</title><style>${REFERENCE_STYLE}</style></head><body>
-<header id="intro"><h1>${title}</h1><p>${escape(document.info.summary)}</p>
-<p>The contract itself is <a href="openapi.json">/v1/openapi.json</a> (OpenAPI ${escape(document.openapi)}). <span class="loading">The reference is loading…</span></p></header>
+<header id="intro"><h1>${title}</h1><p>${escapeHtml(document.info.summary)}</p>
+<p>The contract itself is <a href="openapi.json">/v1/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). <span class="loading">The reference is loading…</span></p></header>
 <noscript><p>This reference needs JavaScript. The contract itself is <a href="openapi.json">/v1/openapi.json</a>.</p></noscript>
 <div id="reference"></div>
 <script id="openapi" type="application/json">${data}</script>
@@ -82,20 +82,20 @@ main{max-width:1100px;margin:0 auto;padding:24px}code{font:13px ui-monospace,Men
 .summary{font-weight:600}`;
 
 const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${escape(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 
 export function renderProblem(p: ProblemTypeDoc, baseUrl: string): string {
   return page(
     p.type,
-    `<h1><code>${escape(p.type)}</code></h1><p class="summary">${escape(p.title)} (HTTP ${p.status})</p>
-<h2>When</h2><p>${escape(p.when)}</p><h2>Retry</h2><p>${escape(p.retry)}</p>
-<p><a href="${escape(baseUrl)}/v1/docs#section/Problem-types">All problem types</a></p>`,
+    `<h1><code>${escapeHtml(p.type)}</code></h1><p class="summary">${escapeHtml(p.title)} (HTTP ${p.status})</p>
+<h2>When</h2><p>${escapeHtml(p.when)}</p><h2>Retry</h2><p>${escapeHtml(p.retry)}</p>
+<p><a href="${escapeHtml(baseUrl)}/v1/docs#section/Problem-types">All problem types</a></p>`,
   );
 }
 
 export function renderProblemIndex(types: ProblemTypeDoc[], baseUrl: string): string {
   return page(
     'Problem types',
-    `<h1>Problem types</h1><ul>${types.map((p) => `<li><a href="${escape(baseUrl)}/problems/${escape(p.type)}"><code>${escape(p.type)}</code></a> (${p.status}): ${escape(p.title)}</li>`).join('')}</ul>`,
+    `<h1>Problem types</h1><ul>${types.map((p) => `<li><a href="${escapeHtml(baseUrl)}/problems/${escapeHtml(p.type)}"><code>${escapeHtml(p.type)}</code></a> (${p.status}): ${escapeHtml(p.title)}</li>`).join('')}</ul>`,
   );
 }

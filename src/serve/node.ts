@@ -95,7 +95,9 @@ function send(response: globalThis.Response, req: IncomingMessage, res: ServerRe
     return;
   }
   const headers: string[] = [];
-  response.headers.forEach((value, name) => headers.push(name, value));
+  response.headers.forEach((value, name) => {
+    headers.push(name, value);
+  });
   res.writeHead(response.status, headers);
   res.end((bodyInit ?? undefined) as string | undefined);
 }

@@ -23,7 +23,7 @@ export async function readTls(files: { certFile: string; keyFile: string }): Pro
   } catch {
     throw new StartupError(`TLS_CERT_FILE ${files.certFile} holds no PEM certificate`);
   }
-  let privateKey;
+  let privateKey: ReturnType<typeof createPrivateKey>;
   try {
     privateKey = createPrivateKey(key);
   } catch {

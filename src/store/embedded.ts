@@ -106,7 +106,7 @@ async function socketPath(dataDir: string): Promise<{ path: string; remove: () =
 export async function openEmbedded(options: DatabaseOptions, release: () => Promise<void>): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
-  let pglite;
+  let pglite: Awaited<ReturnType<typeof PGlite.create>>;
   try {
     pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template, ...(await bundled.pglite?.()) });
   } catch (error) {

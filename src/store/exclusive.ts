@@ -201,7 +201,7 @@ export function exclusivePool(
         socket.once('close', () => holder?.markDead());
         return socket;
       },
-    } as unknown as postgres.Options<{}>);
+    } as unknown as postgres.Options<Record<string, never>>);
     holder = new Lent(sql, () => socket, terminate, pooled ? beginStatement : undefined);
     return holder;
   }

@@ -39,7 +39,7 @@ const parameterText = (value: Exclude<Param, null>): string =>
  * character but a letter, digit or space is written as a \xHH escape. Wherever it lands in the text, a comment
  * included, it can only be the one literal.
  */
-const literal = (text: string) => `E'${text.replace(/[\x00-\x1f!-\/:-@[-`{-\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+const literal = (text: string) => `E'${text.replace(/[\x00-\x1f!-/:-@[-`{-\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
 
 /**
  * The text of sql/queries/NAME.sql with its parameters written in, for COPY, which takes none. Each is an untyped

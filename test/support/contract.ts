@@ -26,6 +26,7 @@ export function shape(input: Json | undefined): Shape | undefined {
   const schema = input && deref(input);
   if (!schema || Object.keys(schema).filter((k) => !['description', 'example', 'default', '$schema'].includes(k)).length === 0) return undefined;
   const members = schema.anyOf ?? schema.oneOf ?? (schema.allOf ? undefined : [schema]);
+  // biome-ignore lint/performance/noAccumulatingSpread: a schema's allOf has a few members
   if (schema.allOf) return schema.allOf.map(shape).reduce((a: Shape, b: Shape) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties } }));
   const out: Shape = { types: [] };
   for (const raw of members) {

@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { cli } from './fixtures.ts';
-import { type Database } from '../../src/store/database.ts';
+import type { Database } from '../../src/store/database.ts';
 import { openDatabase } from '../../src/store/open.ts';
 import { migrate } from '../../src/store/migrate.ts';
 

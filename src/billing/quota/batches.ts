@@ -56,7 +56,7 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
         );
         // Granted even to a charge that gave up waiting: the units are charged, so they must be spent or refunded.
         leases.settle(organizationId, window, batch, rows);
-        batch.forEach((w, i) => w.settle(rows[i]));
+        for (let i = 0; i < batch.length; i++) batch[i].settle(rows[i]);
       } catch (error) {
         for (const w of batch) w.fail(error);
       }

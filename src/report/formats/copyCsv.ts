@@ -8,7 +8,7 @@
 // the same row's cells (test/copyCsv.test.ts).
 import { UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan } from '../metrics.ts';
-import { NUMBER_BYTES, writeAscii, writeTidied, writeUuid } from './asciiBytes.ts';
+import { NUMBER_BYTES, writeTidied, writeUuid } from './asciiBytes.ts';
 import { sumsUsed } from './copyStatement.ts';
 
 const QUOTE = 0x22;
@@ -124,7 +124,7 @@ export class CopyCsv {
     for (let i = 0; i < this.fields; i++) {
       if (end + 4 > view.byteLength) return view.byteLength + 1;
       const length = view.getInt32(end);
-      end += 4 + (length > 0 ? length : 0);
+      end += 4 + (Math.max(length , 0));
     }
     return end;
   }

@@ -32,7 +32,7 @@ function concatenated(parts: (string | { sql: string })[]): string {
 }
 
 /** The cell text of key's column d{i}: escaped, unless it holds uuids. */
-const escaped = (key: string, escape: string, i: number) => (UUID_KEYS.has(key) ? `d${i}` : escape);
+const escaped = (key: string, escaping: string, i: number) => (UUID_KEYS.has(key) ? `d${i}` : escaping);
 
 export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
