@@ -15,6 +15,11 @@ const server = createServer((_, res) => {
 });
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
-  console.log(JSON.stringify({ msg: 'listening', url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }));
+  console.log(
+    JSON.stringify({
+      msg: 'listening',
+      url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    }),
+  );
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

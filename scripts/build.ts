@@ -57,7 +57,11 @@ await runExecutable();
 
 writeFileSync(entry, source);
 const bun = join(root, 'node_modules/.bin/bun');
-const built = spawnSync(bun, ['build', '--compile', `--target=${target}`, '--minify-syntax', '--sourcemap', '--outfile', outfile, entry], { stdio: 'inherit', cwd: root });
+const built = spawnSync(
+  bun,
+  ['build', '--compile', `--target=${target}`, '--minify-syntax', '--sourcemap', '--outfile', outfile, entry],
+  { stdio: 'inherit', cwd: root },
+);
 rmSync(entryDir, { recursive: true, force: true });
 rmSync(`${outfile}.map`, { force: true }); // the executable carries its source map; this copy is not needed
 if (built.status !== 0) {

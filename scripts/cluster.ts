@@ -8,11 +8,19 @@ import process from 'node:process';
 import postgres from 'postgres';
 import { migrate } from '../src/store/migrate.ts';
 import { runCommand } from '../src/cli/run.ts';
-import { pgbouncerBin, postgresBin, startCluster, startPgBouncer, type Bouncer, type Cluster } from './postgresServers.ts';
+import {
+  pgbouncerBin,
+  postgresBin,
+  startCluster,
+  startPgBouncer,
+  type Bouncer,
+  type Cluster,
+} from './postgresServers.ts';
 
 const LIMIT_MS = 240_000;
 const MAX_LAG_MS = 1000;
-const ALL_SCOPES = 'reports:read reports:data reports:export campaigns:read ad-accounts:read segments:read organizations:read';
+const ALL_SCOPES =
+  'reports:read reports:data reports:export campaigns:read ad-accounts:read segments:read organizations:read';
 
 type Api = { name: string; url: string; child: ChildProcess; output: () => string; stop(): Promise<void> };
 type Row = { check: string; ok: boolean; detail: string };
@@ -42,7 +50,7 @@ async function startApi(name: string, env: Record<string, string>): Promise<Api>
     const timer = setTimeout(() => reject(new Error(`${name} did not start in 60 s:\n${out}`)), 60_000);
     const look = () => {
       const match = /"msg":"listening","url":"([^"]+)"/.exec(out);
-      if (match) (clearTimeout(timer), resolve(match[1]));
+      if (match) clearTimeout(timer), resolve(match[1]);
     };
     child.stdout!.on('data', look);
     void exited.then(() => (clearTimeout(timer), reject(new Error(`${name} exited:\n${out}`))));
@@ -65,7 +73,11 @@ let bouncer: Bouncer | undefined;
 const apis: Api[] = [];
 
 async function main(): Promise<number> {
-  const missing = !postgresBin() ? "PostgreSQL's server binaries (Debian's postgresql package)" : !pgbouncerBin() ? "PgBouncer (Debian's pgbouncer package)" : undefined;
+  const missing = !postgresBin()
+    ? "PostgreSQL's server binaries (Debian's postgresql package)"
+    : !pgbouncerBin()
+      ? "PgBouncer (Debian's pgbouncer package)"
+      : undefined;
   if (missing) {
     process.stderr.write(`cluster: needs ${missing}\n`);
     return 2;
@@ -96,7 +108,12 @@ async function main(): Promise<number> {
     const demo = await cli(['demo']);
     await cli(['plan', 'set', '--org', demo.organizationId, '--plan', 'enterprise', '--budget', '100000000']);
 
-    const shared = { BASE_URL: 'http://readout.cluster.test', DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: String(MAX_LAG_MS), HEAVY_PER_CLIENT: '50' };
+    const shared = {
+      BASE_URL: 'http://readout.cluster.test',
+      DATABASE_REPLICA_URLS: standby.url(),
+      REPLICA_MAX_LAG_MS: String(MAX_LAG_MS),
+      HEAVY_PER_CLIENT: '50',
+    };
     // One process names the pooling mode, the other leaves it to be detected.
     const pooled = { ...shared, DATABASE_URL: bouncer.url(), MIGRATION_DATABASE_URL: primary.url() };
     apis.push(
@@ -110,7 +127,11 @@ async function main(): Promise<number> {
     const tokenFrom = async (api: Api, client: { clientId: string; clientSecret: string }) => {
       const res = await fetch(`${api.url}/api/connect/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        }),
       });
       if (res.status !== 200) throw new Error(`token from ${api.name}: ${res.status} ${await res.text()}`);
       return (await res.json()).access_token as string;
@@ -125,9 +146,15 @@ async function main(): Promise<number> {
     const accounts = `/v1/organizations/${demo.organizationId}/ad-accounts`;
     // Reads of the fact tables on the standby: its statistics count only what it ran itself.
     const standbyReads = () =>
-      Number(standby.psql("select coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) from pg_stat_user_tables where relname like 'facts%'"));
+      Number(
+        standby.psql(
+          "select coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0) from pg_stat_user_tables where relname like 'facts%'",
+        ),
+      );
     const burst = async (count = 12) => {
-      const statuses = await Promise.all(Array.from({ length: count }, (_, i) => get(apis[i % apis.length], data, tokens[i % apis.length])));
+      const statuses = await Promise.all(
+        Array.from({ length: count }, (_, i) => get(apis[i % apis.length], data, tokens[i % apis.length])),
+      );
       return statuses;
     };
     const allOk = (statuses: number[]) => statuses.every((s) => s === 200);
@@ -145,25 +172,60 @@ async function main(): Promise<number> {
       const calls = 180;
       const org = (await cli(['org', 'create', '--name', 'Quota check', '--plan', 'enterprise'])).organizationId;
       await cli(['plan', 'set', '--org', org, '--plan', 'enterprise', '--budget', String(budget)]);
-      const client = await cli(['client', 'create', '--org', org, '--name', 'warehouse', '--scopes', ALL_SCOPES, '--reports', 'all', '--ad-accounts', 'all']);
+      const client = await cli([
+        'client',
+        'create',
+        '--org',
+        org,
+        '--name',
+        'warehouse',
+        '--scopes',
+        ALL_SCOPES,
+        '--reports',
+        'all',
+        '--ad-accounts',
+        'all',
+      ]);
       const own = await Promise.all(apis.map((api) => tokenFrom(api, client)));
-      const statuses = await Promise.all(Array.from({ length: calls }, (_, i) => get(apis[i % 3], `/v1/organizations/${org}/ad-accounts`, own[i % 3])));
+      const statuses = await Promise.all(
+        Array.from({ length: calls }, (_, i) => get(apis[i % 3], `/v1/organizations/${org}/ad-accounts`, own[i % 3])),
+      );
       const ok = statuses.filter((s) => s === 200).length;
       const refused = statuses.filter((s) => s === 429).length;
       const [window] = await direct!`select used from quota_windows where organization_id = ${org}`;
-      if (ok !== budget || refused !== calls - budget) throw new Error(`${ok} × 200 and ${refused} × 429 of ${calls} against a budget of ${budget}`);
+      if (ok !== budget || refused !== calls - budget)
+        throw new Error(`${ok} × 200 and ${refused} × 429 of ${calls} against a budget of ${budget}`);
       return `${calls} concurrent calls, budget ${budget}: ${ok} × 200, ${refused} × 429; the window holds ${window.used}`;
     });
 
     await record('revocation within 1 s on every process', async () => {
-      const client = await cli(['client', 'create', '--org', demo.organizationId, '--name', 'revoked', '--scopes', ALL_SCOPES, '--reports', 'all', '--ad-accounts', 'all']);
+      const client = await cli([
+        'client',
+        'create',
+        '--org',
+        demo.organizationId,
+        '--name',
+        'revoked',
+        '--scopes',
+        ALL_SCOPES,
+        '--reports',
+        'all',
+        '--ad-accounts',
+        'all',
+      ]);
       const own = await Promise.all(apis.map((api) => tokenFrom(api, client)));
-      for (const [i, api] of apis.entries()) if ((await get(api, accounts, own[i])) !== 200) throw new Error(`${api.name} refused the client before its revocation`);
+      for (const [i, api] of apis.entries())
+        if ((await get(api, accounts, own[i])) !== 200)
+          throw new Error(`${api.name} refused the client before its revocation`);
       await cli(['client', 'revoke', '--client', client.clientId]);
       const revokedAt = Date.now();
       const took = await Promise.all(
         apis.map(async (api, i) => {
-          await until(`${api.name} to refuse the revoked client`, async () => (await get(api, accounts, own[i])) === 401, 5000);
+          await until(
+            `${api.name} to refuse the revoked client`,
+            async () => (await get(api, accounts, own[i])) === 401,
+            5000,
+          );
           return Date.now() - revokedAt;
         }),
       );
@@ -184,7 +246,8 @@ async function main(): Promise<number> {
       const paused = Date.now();
       try {
         // A change the paused standby cannot have, and WAL written past it until the lag passes REPLICA_MAX_LAG_MS.
-        const [account] = await direct!`update ad_accounts set last_fetched_at = now() where organization_id = ${demo.organizationId}
+        const [account] =
+          await direct!`update ad_accounts set last_fetched_at = now() where organization_id = ${demo.organizationId}
           and platform = 'google-ads' returning last_fetched_at`;
         for (let i = 0; i < 12; i++) {
           await direct!`select pg_switch_wal()`;
@@ -198,7 +261,8 @@ async function main(): Promise<number> {
         const ran = standbyReads() - before;
         if (res.status !== 200 || !allOk(statuses)) throw new Error(`answers ${res.status} ${statuses.join(' ')}`);
         if (ran !== 0) throw new Error(`the paused standby ran ${ran} fact table scans`);
-        if (body.dataFreshness !== new Date(account.last_fetched_at).toISOString()) throw new Error(`dataFreshness ${body.dataFreshness}, the primary has ${account.last_fetched_at}`);
+        if (body.dataFreshness !== new Date(account.last_fetched_at).toISOString())
+          throw new Error(`dataFreshness ${body.dataFreshness}, the primary has ${account.last_fetched_at}`);
         return `replay paused ${Date.now() - paused} ms: 13 answers from the primary, with the change; none on the standby`;
       } finally {
         standby.psql('select pg_wal_replay_resume()');
@@ -219,10 +283,15 @@ async function main(): Promise<number> {
       try {
         await sleep(300);
         const statuses = await Promise.all(
-          apis.flatMap((api, i) => [get(api, accounts, tokens[i]), get(api, data, tokens[i]), get(api, `/v1/reports/${demo.reportIds[0]}`, tokens[i])]),
+          apis.flatMap((api, i) => [
+            get(api, accounts, tokens[i]),
+            get(api, data, tokens[i]),
+            get(api, `/v1/reports/${demo.reportIds[0]}`, tokens[i]),
+          ]),
         );
         const served = statuses.filter((s) => s === 200).length;
-        if (served > 0 || !statuses.every((s) => s === 503)) throw new Error(`answers ${statuses.join(' ')} (a 200 would be unmetered)`);
+        if (served > 0 || !statuses.every((s) => s === 503))
+          throw new Error(`answers ${statuses.join(' ')} (a 200 would be unmetered)`);
         return `${statuses.length} metered calls with the standby up: all 503, none served`;
       } finally {
         primary.start();
@@ -230,11 +299,19 @@ async function main(): Promise<number> {
     });
 
     await record('service resumes after the primary returns', async () => {
-      const took = await until('every process to answer again', async () => (await Promise.all(apis.map((api, i) => get(api, accounts, tokens[i])))).every((s) => s === 200), 30_000);
+      const took = await until(
+        'every process to answer again',
+        async () => (await Promise.all(apis.map((api, i) => get(api, accounts, tokens[i])))).every((s) => s === 200),
+        30_000,
+      );
       return `every process answers 200 ${(took / 1000).toFixed(1)} s after the primary's start`;
     });
   } catch (error) {
-    rows.push({ check: 'setting up', ok: false, detail: error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error) });
+    rows.push({
+      check: 'setting up',
+      ok: false,
+      detail: error instanceof Error ? error.message.split('\n').slice(0, 3).join(' | ') : String(error),
+    });
   } finally {
     await Promise.all(apis.map((api) => api.stop()));
     await direct?.end({ timeout: 1 }).catch(() => {});
@@ -243,9 +320,12 @@ async function main(): Promise<number> {
   }
   const width = Math.max(...rows.map((row) => row.check.length));
   process.stdout.write(`\n${'check'.padEnd(width)}  result  detail\n${'-'.repeat(width)}  ------  ------\n`);
-  for (const row of rows) process.stdout.write(`${row.check.padEnd(width)}  ${row.ok ? 'pass  ' : 'FAIL  '}  ${row.detail}\n`);
+  for (const row of rows)
+    process.stdout.write(`${row.check.padEnd(width)}  ${row.ok ? 'pass  ' : 'FAIL  '}  ${row.detail}\n`);
   const failed = rows.filter((row) => !row.ok).length;
-  process.stdout.write(`\n${rows.length - failed} passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `\n${rows.length - failed} passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+  );
   return failed ? 1 : 0;
 }
 

@@ -3,7 +3,17 @@
 // npm run cluster and by the tests that need a real standby; and PgBouncer (Debian's pgbouncer package) in front of
 // one of them. Run as root, the servers run as the postgres user.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +22,9 @@ import { join } from 'node:path';
 export function postgresBin(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_basebackup')) && existsSync(join(root, v, 'bin', 'initdb')));
+  const versions = readdirSync(root).filter(
+    (v) => existsSync(join(root, v, 'bin', 'pg_basebackup')) && existsSync(join(root, v, 'bin', 'initdb')),
+  );
   versions.sort((a, b) => Number(b) - Number(a));
   return versions.length ? join(root, versions[0], 'bin') : undefined;
 }
@@ -44,13 +56,25 @@ export type PostgresServer = {
   psql(sql: string, database?: string): string;
 };
 
-export type Cluster = { bin: string; root: string; primary: PostgresServer; standbys: PostgresServer[]; remove(): void };
+export type Cluster = {
+  bin: string;
+  root: string;
+  primary: PostgresServer;
+  standbys: PostgresServer[];
+  remove(): void;
+};
 
 /** Runs a PostgreSQL program, as the postgres user when this process is root (initdb refuses root). */
 function run(bin: string, program: string, args: string[]): string {
-  const command = asRoot ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', join(bin, program), ...args]] : [join(bin, program), args];
+  const command = asRoot
+    ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', join(bin, program), ...args]]
+    : [join(bin, program), args];
   try {
-    return execFileSync(command[0] as string, command[1] as string[], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: '/' });
+    return execFileSync(command[0] as string, command[1] as string[], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: '/',
+    });
   } catch (error) {
     const e = error as { stderr?: string; stdout?: string; message: string };
     throw new Error(`${program} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
@@ -65,14 +89,29 @@ function server(bin: string, name: string, dir: string, port: number, socketDir:
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     start: () => void run(bin, 'pg_ctl', ['-D', dir, '-l', `${dir}.log`, '-w', '-t', '60', 'start']),
     stop: () => void run(bin, 'pg_ctl', ['-D', dir, '-m', 'fast', '-w', '-t', '60', 'stop']),
-    psql: (sql, database = 'postgres') => run(bin, 'psql', ['-X', '-A', '-t', '-h', socketDir, '-p', String(port), '-U', 'postgres', '-d', database, '-c', sql]).trim(),
+    psql: (sql, database = 'postgres') =>
+      run(bin, 'psql', [
+        '-X',
+        '-A',
+        '-t',
+        '-h',
+        socketDir,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        database,
+        '-c',
+        sql,
+      ]).trim(),
   };
 }
 
 /** A primary and `standbys` streaming standbys, started; remove() stops them and deletes their folders. */
 export async function startCluster(standbys = 1): Promise<Cluster> {
   const bin = postgresBin();
-  if (!bin) throw new Error('no PostgreSQL server binaries (install Debian\'s postgresql package)');
+  if (!bin) throw new Error("no PostgreSQL server binaries (install Debian's postgresql package)");
   const root = mkdtempSync(join(tmpdir(), 'readout-cluster-'));
   if (asRoot) {
     const { uid, gid } = owner();
@@ -111,7 +150,20 @@ export async function startCluster(standbys = 1): Promise<Cluster> {
     const replicas: PostgresServer[] = [];
     for (let i = 1; i <= standbys; i++) {
       const dir = join(root, `standby${i}`);
-      run(bin, 'pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dir, '-R', '-X', 'stream', '--no-sync']);
+      run(bin, 'pg_basebackup', [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primary.port),
+        '-U',
+        'postgres',
+        '-D',
+        dir,
+        '-R',
+        '-X',
+        'stream',
+        '--no-sync',
+      ]);
       const standby = server(bin, `standby${i}`, dir, await freePort(), root);
       appendFileSync(join(dir, 'postgresql.conf'), `\nport = ${standby.port}\nhot_standby_feedback = on\n`);
       standby.start();
@@ -181,7 +233,10 @@ export async function startPgBouncer(root: string, target: { port: number }, poo
   }
   // PgBouncer refuses to run as root.
   const child: ChildProcess = asRoot
-    ? spawn('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', bin, join(dir, 'pgbouncer.ini')], { stdio: 'ignore', cwd: '/' })
+    ? spawn('setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', bin, join(dir, 'pgbouncer.ini')], {
+        stdio: 'ignore',
+        cwd: '/',
+      })
     : spawn(bin, [join(dir, 'pgbouncer.ini')], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const onExit = () => child.kill('SIGKILL');
@@ -191,7 +246,9 @@ export async function startPgBouncer(root: string, target: { port: number }, poo
   while (!(await reachable(port))) {
     if (child.exitCode !== null || Date.now() > end) {
       child.kill('SIGKILL');
-      throw new Error(`PgBouncer did not start: ${readFileSync(join(dir, 'pgbouncer.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')}`);
+      throw new Error(
+        `PgBouncer did not start: ${readFileSync(join(dir, 'pgbouncer.log'), 'utf8').trim().split('\n').slice(-3).join(' | ')}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

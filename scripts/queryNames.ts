@@ -4,7 +4,10 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 export function queryNamesSource(): string {
-  const names = readdirSync('sql/queries').filter((file) => file.endsWith('.sql')).map((file) => file.slice(0, -4)).sort();
+  const names = readdirSync('sql/queries')
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => file.slice(0, -4))
+    .sort();
   return [
     '// Written by `npm run sql:names` from the files of sql/queries: every query name, so a typo is a type error.',
     'export type QueryName =',
@@ -14,4 +17,5 @@ export function queryNamesSource(): string {
 }
 
 // Run as a command (not imported by the test): write the file.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writeFileSync('src/store/queryNames.ts', queryNamesSource());
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  writeFileSync('src/store/queryNames.ts', queryNamesSource());

@@ -14,7 +14,15 @@ const HEADER = `-- The schema as sql/migrations leaves it, written by \`npm run 
 -- For reading only: databases are made and changed by the migrations, never from this file.
 `;
 
-type Column = { table: string; name: string; type: string; notNull: boolean; fallback: string | null; generated: string; identity: string };
+type Column = {
+  table: string;
+  name: string;
+  type: string;
+  notNull: boolean;
+  fallback: string | null;
+  generated: string;
+  identity: string;
+};
 
 /** The public schema's tables, indexes, functions and triggers, each in a stable order, as SQL text. */
 export async function schemaText(sql: Sql): Promise<string> {

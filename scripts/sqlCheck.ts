@@ -13,7 +13,9 @@ import { migrate } from '../src/store/migrate.ts';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: 'sql/queries' } } });
 const dir = values.dir!;
-const files = readdirSync(dir).filter((file) => file.endsWith('.sql')).sort();
+const files = readdirSync(dir)
+  .filter((file) => file.endsWith('.sql'))
+  .sort();
 
 /** The files PostgreSQL cannot prepare, as `file: message` lines. */
 async function broken(db: Database, where: string): Promise<string[]> {
@@ -69,5 +71,7 @@ if (server) {
   }
 }
 for (const line of problems) process.stderr.write(`sql:check: ${line}\n`);
-process.stdout.write(`sql:check: ${files.length - new Set(problems.map((line) => line.split(':')[0])).size} of ${files.length} queries prepare\n`);
+process.stdout.write(
+  `sql:check: ${files.length - new Set(problems.map((line) => line.split(':')[0])).size} of ${files.length} queries prepare\n`,
+);
 process.exit(problems.length ? 2 : 0);

@@ -53,9 +53,18 @@ type Outcome = { file: string; total: number; passed: number; skipped: number; m
 
 async function main() {
   // On PostgreSQL only: there they drive real traffic at a real server (on the embedded database those tests skip).
-  const SOLO = new Set(process.env.TEST_DATABASE_URL ? ['traffic.test.ts', 'faults.test.ts', 'processes.test.ts', 'runtimes.test.ts'] : []);
+  const SOLO = new Set(
+    process.env.TEST_DATABASE_URL ? ['traffic.test.ts', 'faults.test.ts', 'processes.test.ts', 'runtimes.test.ts'] : [],
+  );
   /** The longest first, so the last one to start does not run alone at the end. */
-  const LONGEST = ['exports.test.ts', 'runtimes.test.ts', 'faults.test.ts', 'fx.test.ts', 'reportData.test.ts', 'quota.test.ts'];
+  const LONGEST = [
+    'exports.test.ts',
+    'runtimes.test.ts',
+    'faults.test.ts',
+    'fx.test.ts',
+    'reportData.test.ts',
+    'quota.test.ts',
+  ];
   const rank = (name: string) => (LONGEST.includes(name) ? LONGEST.indexOf(name) : LONGEST.length);
 
   const { positionals } = parseArgs({ allowPositionals: true, strict: true });
@@ -71,7 +80,16 @@ async function main() {
   process.on('exit', () => rmSync(templates, { recursive: true, force: true }));
 
   const startedAt = performance.now();
-  const outcomes = [...(await runAll(files.filter((f) => !SOLO.has(f)), jobs)), ...(await runAll(files.filter((f) => SOLO.has(f)), 1))];
+  const outcomes = [
+    ...(await runAll(
+      files.filter((f) => !SOLO.has(f)),
+      jobs,
+    )),
+    ...(await runAll(
+      files.filter((f) => SOLO.has(f)),
+      1,
+    )),
+  ];
 
   let total = 0;
   let passed = 0;
@@ -95,7 +113,9 @@ async function main() {
   for (const line of broken) console.log(`FAIL ${line}`);
   // uvu's own closing lines, summed; "Skipped" counts the tests that said why they were skipped (test/support/skip.ts).
   const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
-  console.log(`\n  Total:     ${total}\n  Passed:    ${passed}\n  Skipped:   ${skipped}\n  Duration:  ${(performance.now() - startedAt).toFixed(2)}ms\n`);
+  console.log(
+    `\n  Total:     ${total}\n  Passed:    ${passed}\n  Skipped:   ${skipped}\n  Duration:  ${(performance.now() - startedAt).toFixed(2)}ms\n`,
+  );
   process.exitCode = passed === total ? 0 : 1;
 }
 
@@ -111,7 +131,10 @@ async function runAll(queue: string[], width: number): Promise<Outcome[]> {
 
 function runWorker(queue: string[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/test.ts', '--worker'], { stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/test.ts', '--worker'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: process.env,
+  });
   let file = '';
   let output = '';
   let startedAt = 0;
@@ -124,10 +147,18 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
   };
   const finish = (exit: number | null) => {
     const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-    const count = (label: string) => Number(/^\s*(\d+)/.exec(plain.split(new RegExp(`^\\s*${label}:`, 'm')).at(-1) ?? '')?.[1] ?? NaN);
+    const count = (label: string) =>
+      Number(/^\s*(\d+)/.exec(plain.split(new RegExp(`^\\s*${label}:`, 'm')).at(-1) ?? '')?.[1] ?? NaN);
     const ms = performance.now() - startedAt;
     process.stdout.write(`\n=== ${file} (${(ms / 1000).toFixed(1)} s)\n${output.trimEnd()}\n`);
-    outcomes.push({ file, total: count('Total'), passed: count('Passed'), skipped: (plain.match(/^# skipped: /gm) ?? []).length, ms, exit });
+    outcomes.push({
+      file,
+      total: count('Total'),
+      passed: count('Passed'),
+      skipped: (plain.match(/^# skipped: /gm) ?? []).length,
+      ms,
+      exit,
+    });
   };
   let pending = '';
   const take = (chunk: string) => {
@@ -136,7 +167,14 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
       const end = pending.indexOf('\n', at);
       if (end === -1) return;
       output += pending.slice(0, at);
-      finish(Number(pending.slice(at + DONE.length, end).split(' ').at(-1)));
+      finish(
+        Number(
+          pending
+            .slice(at + DONE.length, end)
+            .split(' ')
+            .at(-1),
+        ),
+      );
       pending = pending.slice(end + 1);
       next();
     }
@@ -155,7 +193,9 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
       // second crash, or any other death, fails the file.
       if (file && /^# Fatal error in /m.test(output) && !retried.has(file)) {
         retried.add(file);
-        process.stdout.write(`\n=== ${file}: the runtime crashed (V8 fatal error, below); run again once\n${output.trimEnd()}\n`);
+        process.stdout.write(
+          `\n=== ${file}: the runtime crashed (V8 fatal error, below); run again once\n${output.trimEnd()}\n`,
+        );
         queue.unshift(file);
       } else if (file) finish(exit ?? 1);
       resolve(outcomes);

@@ -99,7 +99,15 @@ export function createApp(deps: AppDeps): App {
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
   // The charges and refunds wait on a window's lock, bounded on the server (docs/decisions.md §4); behind a transaction
   // pooler the bound is set in each one's own transaction.
-  const meter = quota(sql, clock, localSettings(sql, config.poolMode, sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS })));
+  const meter = quota(
+    sql,
+    clock,
+    localSettings(
+      sql,
+      config.poolMode,
+      sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }),
+    ),
+  );
   const exclusive = deps.heavy ?? heavyPool(sql, config);
   const lane = heavyLane(exclusive, config.heavyPerClient);
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
@@ -125,21 +133,37 @@ export function createApp(deps: AppDeps): App {
     if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
   };
   const withResumePoint = readResumePoint(sql);
-  const guarded = (scope: Scope, cost: Cost) => inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), refuseUndeclared, withReads);
+  const guarded = (scope: Scope, cost: Cost) =>
+    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), refuseUndeclared, withReads);
   // Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
   // (with the parameters) from where its data will be read (a client past its limit of them at once is refused by
   // the lane, and its charge given back). An answer with an interval reads its resume point before that source is
   // chosen (report/changes.ts).
   const heavy = (scope: Scope, cost: Cost) =>
-    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), refuseImpossibleDates, withResumePoint, withReads, readReportRequest, charged(cost), refuseUndeclared);
+    inOrder(
+      withPrincipal,
+      withPlan,
+      requireUnlocked,
+      requireScope(scope),
+      refuseImpossibleDates,
+      withResumePoint,
+      withReads,
+      readReportRequest,
+      charged(cost),
+      refuseUndeclared,
+    );
 
   // docs/decisions.md §8: only GET and HEAD exist under /v1.
   const onlyGetAndHead = (ctx: Context) => {
     if (ctx.method !== 'GET') {
-      throw new ApiError('not-found', `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`, {
-        status: 405,
-        headers: { allow: 'GET, HEAD' },
-      });
+      throw new ApiError(
+        'not-found',
+        `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`,
+        {
+          status: 405,
+          headers: { allow: 'GET, HEAD' },
+        },
+      );
     }
   };
   const noSuchPath = (ctx: Context) => {
@@ -184,7 +208,8 @@ export function createApp(deps: AppDeps): App {
   function toProblem(error: unknown, ctx: Context): Response {
     // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (docs/decisions.md §13).
     if (ctx.path === '/api/connect/token') {
-      if (!(error instanceof ApiError)) ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      if (!(error instanceof ApiError))
+        ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
       return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
     }
     let apiError: ApiError;
@@ -196,7 +221,11 @@ export function createApp(deps: AppDeps): App {
       ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
       apiError = new ApiError('internal-error');
     }
-    return problemResponse(apiError, { problemsUrl: config.problemsUrl, instance: ctx.path, traceId: ctx.trace.traceId });
+    return problemResponse(apiError, {
+      problemsUrl: config.problemsUrl,
+      instance: ctx.path,
+      traceId: ctx.trace.traceId,
+    });
   }
 
   const handle = async function handle(request: IncomingRequest): Promise<Response> {
@@ -208,7 +237,12 @@ export function createApp(deps: AppDeps): App {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       trace = traceFrom(request.headers.get('traceparent'));
-      const routed = (ctx = createContext(request, trace, startedAt, () => (deadline ??= new AbortController()).signal));
+      const routed = (ctx = createContext(
+        request,
+        trace,
+        startedAt,
+        () => (deadline ??= new AbortController()).signal,
+      ));
       // The route's answer or, at the deadline, request-timeout: one promise, not a race of two.
       const answered = new Promise<Response | undefined>((resolve, reject) => {
         timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
@@ -274,11 +308,16 @@ function refusalOf(error: ApiError, ctx: Context): string | undefined {
 function routeNamer(routes: readonly (readonly unknown[])[]): (method: string, path: string) => string {
   // Wildcard patterns are the guards every path passes (/v1/*) and the catch-all, never a route of their own.
   const table = routes
-    .map(([method, regex, , pattern]) => ({ method: method as string, regex: regex as RegExp, pattern: pattern as string }))
+    .map(([method, regex, , pattern]) => ({
+      method: method as string,
+      regex: regex as RegExp,
+      pattern: pattern as string,
+    }))
     .filter((route) => !route.pattern.includes('*'));
   return (method, path) => {
     const asked = method === 'HEAD' ? 'GET' : method;
-    for (const route of table) if ((route.method === asked || route.method === 'ALL') && route.regex.test(path)) return route.pattern;
+    for (const route of table)
+      if ((route.method === asked || route.method === 'ALL') && route.regex.test(path)) return route.pattern;
     return 'unmatched';
   };
 }

@@ -33,7 +33,8 @@ try {
  * gzip (a `.gz` name, or gzip's first bytes) is unpacked.
  */
 async function* readStream(path: string): AsyncGenerator<Uint8Array> {
-  const source: AsyncIterable<Uint8Array> = path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
+  const source: AsyncIterable<Uint8Array> =
+    path === '-' ? process.stdin : createReadStream(path, { highWaterMark: 1 << 16 });
   const chunks = source[Symbol.asyncIterator]();
   const first = await chunks.next();
   if (first.done) return;
@@ -60,7 +61,11 @@ try {
   throw error;
 }
 
-const database = await openDatabase({ databaseUrl: config!.databaseUrl, dataDir: config!.dataDir, poolMode: config!.poolMode }).catch((error) => {
+const database = await openDatabase({
+  databaseUrl: config!.databaseUrl,
+  dataDir: config!.dataDir,
+  poolMode: config!.poolMode,
+}).catch((error) => {
   const line = startupLine(error) ?? (config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined);
   if (line) fail(2, line);
   throw error;
@@ -69,7 +74,9 @@ let code = 1;
 try {
   // Migrations take their lock on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
   const direct =
-    config!.migrationDatabaseUrl !== config!.databaseUrl ? await openDatabase({ databaseUrl: config!.migrationDatabaseUrl, max: 1, poolMode: config!.migrationPoolMode }) : undefined;
+    config!.migrationDatabaseUrl !== config!.databaseUrl
+      ? await openDatabase({ databaseUrl: config!.migrationDatabaseUrl, max: 1, poolMode: config!.migrationPoolMode })
+      : undefined;
   try {
     await migrate((direct ?? database).sql);
   } finally {

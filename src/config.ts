@@ -1,9 +1,22 @@
 // The service's configuration, read from the environment and checked once at start-up (docs/decisions.md §2).
 import * as v from 'valibot';
 
-const port = v.pipe(v.string(), v.regex(/^\d{1,5}$/, 'must be a port number'), v.transform(Number), v.integer(), v.minValue(0), v.maxValue(65535));
+const port = v.pipe(
+  v.string(),
+  v.regex(/^\d{1,5}$/, 'must be a port number'),
+  v.transform(Number),
+  v.integer(),
+  v.minValue(0),
+  v.maxValue(65535),
+);
 const positive = (what: string) =>
-  v.pipe(v.string(), v.regex(/^\d+$/, `must be a whole number of ${what}`), v.transform(Number), v.integer(), v.minValue(1, `must be at least 1 ${what}`));
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `must be a whole number of ${what}`),
+    v.transform(Number),
+    v.integer(),
+    v.minValue(1, `must be at least 1 ${what}`),
+  );
 const httpUrl = v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http(s) URL'));
 
 const postgresUrl = v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'));
@@ -12,7 +25,10 @@ const postgresUrls = v.pipe(
   v.string(),
   v.transform((list) => list.split(',').map((url) => url.trim())),
   v.check((urls) => !urls.includes(''), 'must not hold an empty entry (two commas together, or one at an end)'),
-  v.check((urls) => urls.every((url) => /^postgres(ql)?:\/\/./.test(url)), 'must be postgres:// URLs separated by commas'),
+  v.check(
+    (urls) => urls.every((url) => /^postgres(ql)?:\/\/./.test(url)),
+    'must be postgres:// URLs separated by commas',
+  ),
 );
 
 const EnvSchema = v.object({
@@ -22,7 +38,10 @@ const EnvSchema = v.object({
   DATABASE_REPLICA_URLS: v.optional(postgresUrls),
   REPLICA_MAX_LAG_MS: v.optional(positive('milliseconds'), '1000'),
   MIGRATION_DATABASE_URL: v.optional(postgresUrl),
-  DATABASE_POOL_MODE: v.optional(v.picklist(['auto', 'session', 'transaction'], 'must be auto, session or transaction'), 'auto'),
+  DATABASE_POOL_MODE: v.optional(
+    v.picklist(['auto', 'session', 'transaction'], 'must be auto, session or transaction'),
+    'auto',
+  ),
   DATA_DIR: v.optional(v.pipe(v.string(), v.nonEmpty('must not be empty')), './data'),
   BASE_URL: v.optional(httpUrl),
   PROBLEMS_URL: v.optional(httpUrl),
@@ -85,10 +104,14 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
  * A download its client stalls holds its connection, idle, until the deadline: one client's HEAVY_PER_CLIENT of them
  * must leave one for everybody else. The API's cores stand for the database's; HEAVY_CONNECTIONS says otherwise.
  */
-export const heavyConnectionsFor = (cores: number, perClient: number) => Math.max(perClient + 1, Math.min(10, 2 * (Math.floor(cores) || 1)));
+export const heavyConnectionsFor = (cores: number, perClient: number) =>
+  Math.max(perClient + 1, Math.min(10, 2 * (Math.floor(cores) || 1)));
 
 /** cores: the machine's (navigator.hardwareConcurrency), for the default of HEAVY_CONNECTIONS. */
-export function loadConfig(env: Record<string, string | undefined>, cores = globalThis.navigator?.hardwareConcurrency ?? 2): Config {
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  cores = globalThis.navigator?.hardwareConcurrency ?? 2,
+): Config {
   const present = Object.fromEntries(
     Object.keys(EnvSchema.entries).flatMap((key) => (env[key] ? [[key, env[key]]] : [])),
   );
@@ -100,15 +123,25 @@ export function loadConfig(env: Record<string, string | undefined>, cores = glob
   }
   const e = parsed.output;
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
-    throw new ConfigError(`invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`);
+    throw new ConfigError(
+      `invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`,
+    );
   }
   if (e.DATABASE_REPLICA_URLS?.length && !e.DATABASE_URL) {
-    throw new ConfigError('invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)');
+    throw new ConfigError(
+      'invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)',
+    );
   }
-  if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL) throw new ConfigError('invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL');
-  if (e.DATABASE_POOL_MODE !== 'auto' && !e.DATABASE_URL) throw new ConfigError('invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)');
+  if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL)
+    throw new ConfigError('invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL');
+  if (e.DATABASE_POOL_MODE !== 'auto' && !e.DATABASE_URL)
+    throw new ConfigError(
+      'invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)',
+    );
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
-  const baseUrl = withoutTrailingSlash(e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`);
+  const baseUrl = withoutTrailingSlash(
+    e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
+  );
   return {
     port: e.PORT,
     host: e.HOST,

@@ -48,8 +48,8 @@ function runtimeAdapter(): Promise<{ serve: Serve }> {
   return import('./serve/node.ts');
 }
 
-
-const note = (msg: string, fields: Record<string, unknown> = {}) => writeLine(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
+const note = (msg: string, fields: Record<string, unknown> = {}) =>
+  writeLine(JSON.stringify({ time: new Date().toISOString(), msg, ...fields }));
 
 const fatal = (message: string): never => {
   process.stderr.write(`readout: ${message}\n`);
@@ -57,7 +57,10 @@ const fatal = (message: string): never => {
 };
 
 /** Runs one step of the start; what the operator can fix ends the process with one line and exit 2. */
-async function step<T>(run: () => Promise<T> | T, problem: (error: unknown) => string | undefined = () => undefined): Promise<T> {
+async function step<T>(
+  run: () => Promise<T> | T,
+  problem: (error: unknown) => string | undefined = () => undefined,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -79,7 +82,10 @@ async function prepareStore(sql: Sql) {
 let demo: Demo | undefined;
 if (config.databaseUrl) {
   const reach = (error: unknown) => databaseProblem(error, config.migrationDatabaseUrl!);
-  const setup = await step(() => openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1, poolMode: config.migrationPoolMode }), reach);
+  const setup = await step(
+    () => openDatabase({ databaseUrl: config.migrationDatabaseUrl, max: 1, poolMode: config.migrationPoolMode }),
+    reach,
+  );
   try {
     demo = await step(() => prepareStore(setup.sql), reach);
   } finally {
@@ -87,7 +93,14 @@ if (config.databaseUrl) {
   }
 }
 const database = await step(
-  () => openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }),
+  () =>
+    openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      asyncCommit: true,
+      statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS,
+      poolMode: config.poolMode,
+    }),
   (error) => (config.databaseUrl ? databaseProblem(error, config.databaseUrl) : undefined),
 );
 // DATABASE_POOL_MODE=auto is decided by the server's answer at startup: the app and the standbys follow it.
@@ -95,7 +108,11 @@ config = { ...config, poolMode: database.poolMode };
 if (!config.databaseUrl) demo = await step(() => prepareStore(database.sql));
 // Migrations may have run elsewhere (MIGRATION_DATABASE_URL): DATABASE_URL is tried before the port opens, so a
 // pooler that refuses its settings is one line at start rather than a 503 on every request.
-else if (config.migrationDatabaseUrl !== config.databaseUrl) await step(() => database.sql`select 1`, (error) => databaseProblem(error, config.databaseUrl!));
+else if (config.migrationDatabaseUrl !== config.databaseUrl)
+  await step(
+    () => database.sql`select 1`,
+    (error) => databaseProblem(error, config.databaseUrl!),
+  );
 const { serve } = await runtimeAdapter();
 // The app is built once the port is bound, so PORT=0 still gives a true default BASE_URL.
 let app: App | undefined;
@@ -115,9 +132,15 @@ const server = await step(
   await database.close();
   throw error;
 });
-if (config.port === 0 && !process.env.BASE_URL) config = { ...loadConfig({ ...process.env, PORT: new URL(server.url).port }), poolMode: database.poolMode };
+if (config.port === 0 && !process.env.BASE_URL)
+  config = { ...loadConfig({ ...process.env, PORT: new URL(server.url).port }), poolMode: database.poolMode };
 const counts = config.metricsPort === undefined ? undefined : createMetrics();
-const metricsServer = counts && (await step(() => serveMetrics(counts.registry, config.metricsPort!, config.host), (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT')));
+const metricsServer =
+  counts &&
+  (await step(
+    () => serveMetrics(counts.registry, config.metricsPort!, config.host),
+    (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT'),
+  ));
 const created = createApp({ sql: database.sql, config, metrics: counts });
 // Requests that arrive meanwhile, health's included, wait for it: a sibling's token is never refused for want of a key.
 await created.warm();
@@ -148,7 +171,9 @@ process.on('exit', flushLines);
 // A last resort, never the way an error is meant to be handled: one request's fault must not end the process that
 // serves every other (each path has its own handling and tests; this line in the log is a bug to fix).
 process.on('uncaughtException', (error) => note('uncaught', { error: error.stack ?? String(error) }));
-process.on('unhandledRejection', (error) => note('uncaught', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+process.on('unhandledRejection', (error) =>
+  note('uncaught', { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+);
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 // npx runs the server under `sh -c`, which dies of the SIGTERM npm passes on and leaves the server behind: under npm,

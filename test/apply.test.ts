@@ -20,7 +20,9 @@ import { temporaryDir } from './support/server.ts';
 function walkThrough() {
   const readme = readFileSync('README.md', 'utf8');
   const section = readme.slice(readme.indexOf('## From an empty organization'), readme.indexOf('## Configuration'));
-  const blocks = [...section.matchAll(/```(csv|yaml)\n([\s\S]*?)```/g)].map(([, , body]) => body.replace(/^ {3}/gm, ''));
+  const blocks = [...section.matchAll(/```(csv|yaml)\n([\s\S]*?)```/g)].map(([, , body]) =>
+    body.replace(/^ {3}/gm, ''),
+  );
   assert.is(blocks.length, 3, 'README walk-through: rates.csv, facts.csv and readout.yaml');
   const [rates, facts, yaml] = blocks;
   return { rates, facts, yaml };
@@ -31,14 +33,21 @@ const it = suite<Ctx>('readout apply');
 
 let file = '';
 const run = (t: TestApp, argv: string[]) =>
-  runCommand(argv, { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => file, copy: onPostgres });
+  runCommand(argv, {
+    sql: t.db.sql,
+    now: t.clock.now,
+    progress: () => {},
+    readText: async () => file,
+    copy: onPostgres,
+  });
 const apply = async (t: TestApp, org: string, source: string, ...flags: string[]) => {
   file = source;
   const out = await run(t, ['apply', '--org', org, '--file', 'readout.yaml', '--json', ...flags]);
   return { ...out, json: out.code === 0 ? JSON.parse(out.stdout) : undefined };
 };
 const snapshot = async (t: TestApp, org: string) => {
-  const [version] = await t.db.sql`select coalesce((select version from report_versions where organization_id = ${org}), 0) as version`;
+  const [version] = await t.db
+    .sql`select coalesce((select version from report_versions where organization_id = ${org}), 0) as version`;
   const [catalogue] = await query(t.db.sql, 'catalogue-read', [org]);
   return JSON.stringify([version, catalogue]);
 };
@@ -60,7 +69,12 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-it("README's file: a dry run writes nothing, apply creates it all, the API answers the CSV's sums, and again changes nothing", async ({ t, org, token, files }) => {
+it("README's file: a dry run writes nothing, apply creates it all, the API answers the CSV's sums, and again changes nothing", async ({
+  t,
+  org,
+  token,
+  files,
+}) => {
   const before = await snapshot(t, org);
   const dry = await apply(t, org, files.yaml, '--dry-run');
   assert.is(dry.code, 0, dry.stderr);
@@ -74,7 +88,13 @@ it("README's file: a dry run writes nothing, apply creates it all, the API answe
   assert.is(await snapshot(t, org), before, 'a dry run writes nothing');
   file = files.yaml;
   const text = await run(t, ['apply', '--org', org, '--file', 'readout.yaml', '--dry-run']);
-  assert.equal(text.stdout.trim().split('\n'), ['+ metric "cost_per_view"', '+ segment "Brand"', '+ report "Europe in EUR"', '+ report "Brand"', 'dry run: 4 changes, nothing written']);
+  assert.equal(text.stdout.trim().split('\n'), [
+    '+ metric "cost_per_view"',
+    '+ segment "Brand"',
+    '+ report "Europe in EUR"',
+    '+ report "Brand"',
+    'dry run: 4 changes, nothing written',
+  ]);
 
   const done = await apply(t, org, files.yaml);
   assert.is(done.code, 0, done.stderr);
@@ -85,7 +105,10 @@ it("README's file: a dry run writes nothing, apply creates it all, the API answe
   assert.equal(reports.map((r) => r.name).sort(), ['Brand', 'Europe in EUR']);
   const europe = reports.find((r) => r.name === 'Europe in EUR')!;
   assert.equal(europe.metrics, ['impressions', 'clicks', 'spend', 'cpc', 'cost_per_view']);
-  const metrics = (await get(t, token, `/v1/organizations/${org}/metrics?pageSize=200`)).body.data as { name: string; formula?: string }[];
+  const metrics = (await get(t, token, `/v1/organizations/${org}/metrics?pageSize=200`)).body.data as {
+    name: string;
+    formula?: string;
+  }[];
   assert.is(metrics.find((m) => m.name === 'cost_per_view')?.formula, 'spend / video_views');
 
   // The numbers are the CSV's: EUR as it is, USD at the file's rate (1.10 USD a euro).
@@ -102,11 +125,17 @@ it("README's file: a dry run writes nothing, apply creates it all, the API answe
     cost_per_view: round(spend / views),
   });
   const brand = reports.find((r) => r.name === 'Brand')!;
-  const bySegment = (await get(t, token, `/v1/reports/${brand.id}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=segment`)).body;
+  const bySegment = (
+    await get(t, token, `/v1/reports/${brand.id}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=segment`)
+  ).body;
   const inBrand = rows.filter((r) => ['c_1', 's_1'].includes(r.campaign_id));
-  assert.equal(bySegment.rows.map((r: { dimensions: { segmentName: string }; metrics: { impressions: number } }) => [r.dimensions.segmentName, r.metrics.impressions]), [
-    ['Brand', inBrand.reduce((sum, r) => sum + Number(r.impressions), 0)],
-  ]);
+  assert.equal(
+    bySegment.rows.map((r: { dimensions: { segmentName: string }; metrics: { impressions: number } }) => [
+      r.dimensions.segmentName,
+      r.metrics.impressions,
+    ]),
+    [['Brand', inBrand.reduce((sum, r) => sum + Number(r.impressions), 0)]],
+  );
 
   const again = await apply(t, org, files.yaml);
   assert.equal(again.json, { organizationId: org, changes: [], applied: true });
@@ -114,33 +143,60 @@ it("README's file: a dry run writes nothing, apply creates it all, the API answe
   assert.is(said.stdout.trim(), 'no changes: the organization already matches readout.yaml');
 });
 
-it("the walk-through's last step on a database holding the demo's rates: Brand search's 55 USD shows as 50 EUR", async ({ files }) => {
+it("the walk-through's last step on a database holding the demo's rates: Brand search's 55 USD shows as 50 EUR", async ({
+  files,
+}) => {
   // Every install starts with the demo (DEMO is on with the embedded database), and its EUR rates run every day.
   const t = await testApp({ demo: true });
   try {
     const org = await createOrg(t.db.sql, { currency: 'EUR' });
-    const run = (argv: string[], text = '') => runCommand(argv, { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text, copy: onPostgres });
+    const run = (argv: string[], text = '') =>
+      runCommand(argv, {
+        sql: t.db.sql,
+        now: t.clock.now,
+        progress: () => {},
+        readText: async () => text,
+        copy: onPostgres,
+      });
     assert.is((await run(['fx', 'import', '--file', 'rates.csv'], files.rates)).code, 0);
     assert.is((await importCsv(t, org, files.facts)).code, 0);
     assert.is((await run(['apply', '--org', org, '--file', 'readout.yaml'], files.yaml)).code, 0);
     const token = await getToken(t, await createClient(t.db.sql, org));
     const [report] = await t.db.sql`select id from reports where organization_id = ${org} and name = 'Europe in EUR'`;
-    const { body } = await get(t, token, `/v1/reports/${report.id}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`);
-    const spend = Object.fromEntries(body.rows.map((r: { dimensions: { campaignName: string }; metrics: { spend: number } }) => [r.dimensions.campaignName, r.metrics.spend]));
+    const { body } = await get(
+      t,
+      token,
+      `/v1/reports/${report.id}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`,
+    );
+    const spend = Object.fromEntries(
+      body.rows.map((r: { dimensions: { campaignName: string }; metrics: { spend: number } }) => [
+        r.dimensions.campaignName,
+        r.metrics.spend,
+      ]),
+    );
     assert.equal(spend, { 'Brand search': 50, 'Brand video': 210, Prospecting: 80 });
   } finally {
     await t.close();
   }
 });
 
-it('a change shows at once: definitions, data and ETags (an old ETag is never answered 304)', async ({ t, org, token, files }) => {
+it('a change shows at once: definitions, data and ETags (an old ETag is never answered 304)', async ({
+  t,
+  org,
+  token,
+  files,
+}) => {
   await apply(t, org, files.yaml);
   const reports = (await get(t, token, '/v1/reports')).body.data as { id: string; name: string }[];
   const europe = reports.find((r) => r.name === 'Europe in EUR')!.id;
   const brand = reports.find((r) => r.name === 'Brand')!.id;
   const europeData = `/v1/reports/${europe}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=ad-account`;
   const brandData = `/v1/reports/${brand}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=segment`;
-  const first = { europe: await get(t, token, europeData), brand: await get(t, token, brandData), definition: await get(t, token, `/v1/reports/${europe}`) };
+  const first = {
+    europe: await get(t, token, europeData),
+    brand: await get(t, token, brandData),
+    definition: await get(t, token, `/v1/reports/${europe}`),
+  };
   const unchanged = await get(t, token, europeData, { headers: { 'if-none-match': first.europe.etag! } });
   assert.is(unchanged.status, 304);
 
@@ -158,19 +214,26 @@ it('a change shows at once: definitions, data and ETags (an old ETag is never an
     { action: 'update', type: 'report', name: 'Europe in EUR', fields: ['metrics'] },
   ]);
 
-  const definition = await get(t, token, `/v1/reports/${europe}`, { headers: { 'if-none-match': first.definition.etag ?? '' } });
+  const definition = await get(t, token, `/v1/reports/${europe}`, {
+    headers: { 'if-none-match': first.definition.etag ?? '' },
+  });
   assert.is(definition.status, 200);
   assert.equal(definition.body.metrics, ['impressions', 'spend', 'cost_per_view']);
   const europeNow = await get(t, token, europeData, { headers: { 'if-none-match': first.europe.etag! } });
   assert.is(europeNow.status, 200, 'a changed report never answers 304 to an old ETag');
   assert.equal(europeNow.body.metrics, ['impressions', 'spend', 'cost_per_view']);
-  const meta = europeNow.body.rows.find((r: { dimensions: { platform: string } }) => r.dimensions.platform === 'meta-ads');
+  const meta = europeNow.body.rows.find(
+    (r: { dimensions: { platform: string } }) => r.dimensions.platform === 'meta-ads',
+  );
   assert.is(meta.dimensions.adAccountName, 'Meta Europe', 'the ad account is renamed');
   assert.is(meta.metrics.cost_per_view, round((290 / 900) * 1000), 'the new formula');
   // Only the segment's membership changed: its report's data and ETag follow all the same.
   const brandNow = await get(t, token, brandData, { headers: { 'if-none-match': first.brand.etag! } });
   assert.is(brandNow.status, 200);
-  assert.ok(brandNow.body.rows[0].metrics.impressions < first.brand.body.rows[0].metrics.impressions, 'the segment lost Brand search');
+  assert.ok(
+    brandNow.body.rows[0].metrics.impressions < first.brand.body.rows[0].metrics.impressions,
+    'the segment lost Brand search',
+  );
 });
 
 it('every problem of a file is listed with its path and line; exit 2, nothing written', async ({ t, org, files }) => {
@@ -250,32 +313,62 @@ it('every problem of a file is listed with its path and line; exit 2, nothing wr
   assert.is(await snapshot(t, org), before, 'nothing written');
 });
 
-it('applying is one transaction: a write that fails half-way leaves nothing of the file behind', async ({ t, org, files }) => {
+it('applying is one transaction: a write that fails half-way leaves nothing of the file behind', async ({
+  t,
+  org,
+  files,
+}) => {
   await apply(t, org, files.yaml);
   await t.db.sql.unsafe(`create function refuse_boom() returns trigger language plpgsql as $$
     begin if new.name = 'Boom' then raise exception 'no Boom'; end if; return new; end $$`);
-  await t.db.sql.unsafe('create trigger refuse_boom before insert on reports for each row execute function refuse_boom()');
+  await t.db.sql.unsafe(
+    'create trigger refuse_boom before insert on reports for each row execute function refuse_boom()',
+  );
   try {
     const before = await snapshot(t, org);
     const config = parse(files.yaml);
     config.metrics.push({ name: 'written_first', kind: 'count', formula: 'clicks' });
     config.reports[0].metrics = ['impressions'];
-    config.reports.push({ name: 'Boom', kind: 'standard', currency: 'EUR', adAccounts: ['meta-ads/act_123'], metrics: ['clicks'], groupings: ['total'] });
+    config.reports.push({
+      name: 'Boom',
+      kind: 'standard',
+      currency: 'EUR',
+      adAccounts: ['meta-ads/act_123'],
+      metrics: ['clicks'],
+      groupings: ['total'],
+    });
     const out = await apply(t, org, JSON.stringify(config));
     assert.is(out.code, 1, out.stdout);
     assert.match(out.stderr, /no Boom/);
-    assert.is(await snapshot(t, org), before, 'the metric and the changed report written before the failure are gone too');
+    assert.is(
+      await snapshot(t, org),
+      before,
+      'the metric and the changed report written before the failure are gone too',
+    );
   } finally {
     await t.db.sql.unsafe('drop trigger refuse_boom on reports; drop function refuse_boom()');
   }
 });
 
-it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep their other entries', async ({ t, org, files }) => {
+it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep their other entries', async ({
+  t,
+  org,
+  files,
+}) => {
   await apply(t, org, files.yaml);
   const config = parse(files.yaml);
-  config.reports.push({ name: 'Extra', kind: 'standard', currency: 'EUR', adAccounts: ['meta-ads/act_123'], metrics: ['clicks'], groupings: ['total'] });
+  config.reports.push({
+    name: 'Extra',
+    kind: 'standard',
+    currency: 'EUR',
+    adAccounts: ['meta-ads/act_123'],
+    metrics: ['clicks'],
+    groupings: ['total'],
+  });
   assert.is((await apply(t, org, JSON.stringify(config))).code, 0);
-  const ids = Object.fromEntries((await t.db.sql`select name, id from reports where organization_id = ${org}`).map((r) => [r.name, r.id]));
+  const ids = Object.fromEntries(
+    (await t.db.sql`select name, id from reports where organization_id = ${org}`).map((r) => [r.name, r.id]),
+  );
   const narrow = await createClient(t.db.sql, org, { reports: `${ids.Extra},${ids['Europe in EUR']}` });
   const token = await getToken(t, narrow);
   assert.is((await get(t, token, `/v1/reports/${ids.Extra}`)).status, 200);
@@ -301,14 +394,22 @@ it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep 
   assert.is(done.code, 0, done.stderr);
   assert.is((await get(t, token, `/v1/reports/${ids.Extra}`)).status, 404);
   assert.is((await get(t, token, `/v1/reports/${ids.Extra}/data?dateFrom=2026-01-01&dateTo=2026-01-31`)).status, 404);
-  assert.equal(((await get(t, token, '/v1/reports')).body.data as { name: string }[]).map((r) => r.name), ['Europe in EUR']);
+  assert.equal(
+    ((await get(t, token, '/v1/reports')).body.data as { name: string }[]).map((r) => r.name),
+    ['Europe in EUR'],
+  );
   const [client] = await t.db.sql`select report_ids from api_clients where id = ${narrow.clientId}`;
   assert.equal(client.report_ids, [ids['Europe in EUR']]);
-  const [counts] = await t.db.sql`select (select count(*)::int from segments where organization_id = ${org}) as segments,
+  const [counts] = await t.db
+    .sql`select (select count(*)::int from segments where organization_id = ${org}) as segments,
     (select count(*)::int from custom_metrics where organization_id = ${org}) as metrics,
     (select count(*)::int from ad_accounts where organization_id = ${org}) as accounts,
     (select count(*)::int from facts where organization_id = ${org}) as facts`;
-  assert.equal(counts, { segments: 0, metrics: 0, accounts: 2, facts: parseCsv(files.facts).length }, 'never ad accounts or numbers');
+  assert.equal(
+    counts,
+    { segments: 0, metrics: 0, accounts: 2, facts: parseCsv(files.facts).length },
+    'never ad accounts or numbers',
+  );
   // A report that still uses what --prune would delete is an error, not a dangling reference.
   smaller.reports[0].metrics = ['cost_per_view'];
   const dangling = await apply(t, org, JSON.stringify(smaller), '--prune');
@@ -316,15 +417,28 @@ it('--prune deletes what the file leaves out: 404 at once, and allow-lists keep 
   assert.match(dangling.stderr, /reports\[0\]\.metrics\[0\]: unknown metric "cost_per_view"/);
 });
 
-it('hostile files are refused whole in one line naming the file, exit 2, nothing written: an alias bomb, past 1 MB, past 10,000 entries', async ({ t, org }) => {
+it('hostile files are refused whole in one line naming the file, exit 2, nothing written: an alias bomb, past 1 MB, past 10,000 entries', async ({
+  t,
+  org,
+}) => {
   const before = await snapshot(t, org);
-  const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefgh'.split('').map((name, i) => `${name}: &${name} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`), 'reports: *h'].join('\n');
+  const bomb = [
+    'a: &a [x, x, x, x, x, x, x, x, x, x]',
+    ...'bcdefgh'.split('').map((name, i) => `${name}: &${name} [${Array(10).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+    'reports: *h',
+  ].join('\n');
   const oversized = `adAccounts:\n${'  - { platform: meta-ads, externalId: "act", name: "A very long account name to fill the file" }\n'.repeat(14_000)}`;
   const many = `adAccounts:\n${Array.from({ length: 10_001 }, (_, i) => `  - {platform: meta-ads, externalId: a${i}}`).join('\n')}\n`;
   for (const [source, message] of [
     [bomb, /^readout: readout\.yaml: not applied: its aliases expand past 100 uses of one node .*; nothing written$/],
-    [oversized, /^readout: readout\.yaml: not applied: the file holds 1\.\d MB, more than the 1 MB apply reads; .*nothing written$/],
-    [many, /^readout: readout\.yaml:2: not applied: adAccounts: more than 10,000 entries in the file; .*nothing written$/],
+    [
+      oversized,
+      /^readout: readout\.yaml: not applied: the file holds 1\.\d MB, more than the 1 MB apply reads; .*nothing written$/,
+    ],
+    [
+      many,
+      /^readout: readout\.yaml:2: not applied: adAccounts: more than 10,000 entries in the file; .*nothing written$/,
+    ],
   ] as const) {
     const out = await apply(t, org, source);
     assert.is(out.code, 2, out.stderr);
@@ -336,24 +450,40 @@ it('hostile files are refused whole in one line naming the file, exit 2, nothing
   assert.is(await snapshot(t, org), before, 'nothing written');
 });
 
-it('a 15 MB file is refused by a real process whose heap is capped at 100 MB: it is never parsed', async ({ t, org }) => {
+it('a 15 MB file is refused by a real process whose heap is capped at 100 MB: it is never parsed', async ({
+  t,
+  org,
+}) => {
   const dir = temporaryDir();
   try {
     const path = `${dir.path}/big.yaml`;
-    writeFileSync(path, `adAccounts:\n${Array.from({ length: 200_000 }, (_, i) => `  - { platform: meta-ads, externalId: "act_${i}", name: "Account ${i}", currency: USD }`).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `adAccounts:\n${Array.from({ length: 200_000 }, (_, i) => `  - { platform: meta-ads, externalId: "act_${i}", name: "Account ${i}", currency: USD }`).join('\n')}\n`,
+    );
     // Not spawnSync: this process may host the embedded database the command connects to.
-    const child = spawn(process.execPath, ['--max-old-space-size=100', '--import', 'tsx', 'src/cli.ts', 'apply', '--org', org, '--file', path, '--dry-run'], {
-      env: { ...process.env, DATABASE_URL: t.db.url, FORCE_COLOR: undefined },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--max-old-space-size=100', '--import', 'tsx', 'src/cli.ts', 'apply', '--org', org, '--file', path, '--dry-run'],
+      {
+        env: { ...process.env, DATABASE_URL: t.db.url, FORCE_COLOR: undefined },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
     const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     const out = { status, stderr };
     assert.is(out.status, 2, out.stderr.slice(-500));
-    const lines = out.stderr.trim().split('\n').filter((line) => !line.startsWith('npm warn'));
+    const lines = out.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('npm warn'));
     assert.is(lines.length, 1, out.stderr);
-    assert.ok(/^readout: .*big\.yaml: not applied: the file holds 1\d\.\d MB, more than the 1 MB apply reads/.test(lines[0]), lines[0]);
+    assert.ok(
+      /^readout: .*big\.yaml: not applied: the file holds 1\d\.\d MB, more than the 1 MB apply reads/.test(lines[0]),
+      lines[0],
+    );
   } finally {
     dir.remove();
   }
@@ -384,16 +514,34 @@ it('spec/readout-config.schema.json is what the valibot schema generates (npm ru
   const schema = JSON.parse(configJsonSchema());
   const ajv = new Ajv2020({ allErrors: true });
   assert.ok(ajv.validate(schema, parse(walkThrough().yaml)), "README's file is valid");
-  assert.not.ok(ajv.validate(schema, { reports: [{ name: 'x', kind: 'standard', currency: 'EUR', adAccounts: ['meta-ads/a'], metrics: ['clicks'], groupings: ['total'], colour: 1 }] }));
+  assert.not.ok(
+    ajv.validate(schema, {
+      reports: [
+        {
+          name: 'x',
+          kind: 'standard',
+          currency: 'EUR',
+          adAccounts: ['meta-ads/a'],
+          metrics: ['clicks'],
+          groupings: ['total'],
+          colour: 1,
+        },
+      ],
+    }),
+  );
   assert.not.ok(ajv.validate(schema, { metrics: [{ name: 'x', kind: 'moneyz', formula: 'spend' }] }));
 });
 
 it('real processes: config export | apply --file - --dry-run reports no change', async () => {
   const dir = temporaryDir();
   const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<string, string>;
+  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<
+    string,
+    string
+  >;
   delete env.TEST_DATABASE_URL;
-  const cli = (args: string[], input?: string) => spawnSync('node', ['--import', 'tsx', 'src/cli.ts', ...args], { env, input, encoding: 'utf8', timeout: 120_000 });
+  const cli = (args: string[], input?: string) =>
+    spawnSync('node', ['--import', 'tsx', 'src/cli.ts', ...args], { env, input, encoding: 'utf8', timeout: 120_000 });
   const yaml = [
     'adAccounts:',
     '  - { platform: tiktok-ads, externalId: tt_1, name: TikTok, currency: USD }',
@@ -408,7 +556,10 @@ it('real processes: config export | apply --file - --dry-run reports no change',
     const org = JSON.parse(created.stdout).organizationId;
     const applied = cli(['apply', '--org', org, '--file', '-'], yaml);
     assert.is(applied.status, 0, applied.stderr);
-    assert.is(applied.stdout, '+ ad account "tiktok-ads/tt_1"\n+ metric "double_cpc"\n+ report "TikTok"\napplied 3 changes\n');
+    assert.is(
+      applied.stdout,
+      '+ ad account "tiktok-ads/tt_1"\n+ metric "double_cpc"\n+ report "TikTok"\napplied 3 changes\n',
+    );
     const exported = cli(['config', 'export', '--org', org]);
     assert.is(exported.status, 0, exported.stderr);
     const roundTrip = cli(['apply', '--org', org, '--file', '-', '--dry-run', '--prune'], exported.stdout);

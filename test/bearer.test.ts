@@ -21,11 +21,17 @@ async function signingKey(t: TestApp) {
 }
 
 /** A token like a real one, with some claims or header fields changed, signed with our own key. */
-async function forged(t: TestApp, token: string, change: { claims?: Record<string, unknown>; drop?: string[]; header?: Record<string, unknown> } = {}) {
+async function forged(
+  t: TestApp,
+  token: string,
+  change: { claims?: Record<string, unknown>; drop?: string[]; header?: Record<string, unknown> } = {},
+) {
   const key = await signingKey(t);
   const claims: Record<string, unknown> = { ...decodeJwt(token), ...change.claims };
   for (const name of change.drop ?? []) delete claims[name];
-  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid, ...change.header }).sign(key.secret);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid, ...change.header })
+    .sign(key.secret);
 }
 
 async function expectInvalidToken(t: TestApp, init: RequestInit) {
@@ -37,13 +43,21 @@ async function expectInvalidToken(t: TestApp, init: RequestInit) {
   return { ...body, traceId: undefined };
 }
 
-it('a token spelt any other way than canonical base64url is invalid-token; the original still reads /v1/me', async ({ t, token }) => {
+it('a token spelt any other way than canonical base64url is invalid-token; the original still reads /v1/me', async ({
+  t,
+  token,
+}) => {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   const segments = token.split('.');
   // Mutations that leave the bytes a lenient decoder reads unchanged, or nearly: each must still be refused.
   const mutation = fc.oneof(
     fc.record({ kind: fc.constant('pad' as const), segment: fc.nat(2), pad: fc.constantFrom('=', '==', '===') }),
-    fc.record({ kind: fc.constant('foreign' as const), segment: fc.nat(2), at: fc.nat(), char: fc.constantFrom('+', '/', '=', '%', '!', '*', 'é') }),
+    fc.record({
+      kind: fc.constant('foreign' as const),
+      segment: fc.nat(2),
+      at: fc.nat(),
+      char: fc.constantFrom('+', '/', '=', '%', '!', '*', 'é'),
+    }),
     fc.record({ kind: fc.constant('extra bits' as const), segment: fc.nat(2), bits: fc.integer({ min: 1, max: 15 }) }),
     fc.record({ kind: fc.constant('segments' as const), extra: fc.constantFrom('.', '..', '.x', '') }),
   );
@@ -102,13 +116,21 @@ it('every kind of bad token gets the same 401 invalid-token body', async ({ t, t
     'not bearer': { headers: { authorization: `Basic ${btoa('a:b')}` } },
     malformed: bearer('not.a.jwt'),
     'alg none': bearer(unsigned),
-    'another key': bearer(await new SignJWT(decodeJwt(token)).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: decodeProtectedHeader(token).kid! }).sign(otherKey)),
-    'tampered payload': bearer(`${head}.${btoa(JSON.stringify({ ...decodeJwt(token), scope: 'reports:export' })).replace(/=+$/, '')}.${token.split('.')[2]}`),
+    'another key': bearer(
+      await new SignJWT(decodeJwt(token))
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: decodeProtectedHeader(token).kid! })
+        .sign(otherKey),
+    ),
+    'tampered payload': bearer(
+      `${head}.${btoa(JSON.stringify({ ...decodeJwt(token), scope: 'reports:export' })).replace(/=+$/, '')}.${token.split('.')[2]}`,
+    ),
     expired: bearer(await forged(t, token, { claims: { iat: now - 7200, exp: now - 3600 } })),
     'another audience': bearer(await forged(t, token, { claims: { aud: 'app' } })),
     'no audience': bearer(await forged(t, token, { drop: ['aud'] })),
     'another issuer': bearer(await forged(t, token, { claims: { iss: 'https://elsewhere' } })),
-    'a person rather than a client': bearer(await forged(t, token, { claims: { sub: 'user-42' }, drop: ['client_id', 'organization_id'] })),
+    'a person rather than a client': bearer(
+      await forged(t, token, { claims: { sub: 'user-42' }, drop: ['client_id', 'organization_id'] }),
+    ),
     'an unknown kid': bearer(await forged(t, token, { header: { kid: 'k_unknown' } })),
   };
   const bodies = [];
@@ -116,7 +138,10 @@ it('every kind of bad token gets the same 401 invalid-token body', async ({ t, t
   for (const [name, body] of bodies) assert.equal(body, bodies[0][1], name);
 });
 
-it('a token right after a valid one is judged on its own: one changed character is refused, the valid one still reads', async ({ t, token }) => {
+it('a token right after a valid one is judged on its own: one changed character is refused, the valid one still reads', async ({
+  t,
+  token,
+}) => {
   assert.is((await t.fetch('/v1/me', bearer(token))).status, 200);
   // A character inside the signature: the last one's low bits are padding, which base64url decoding drops.
   const changed = token.at(-5) === 'A' ? 'B' : 'A';
@@ -133,7 +158,7 @@ it('a token expires after its lifetime', async ({ t, client }) => {
   t.clock.now -= 3600_000;
 });
 
-it("revoking a client stops its live token within one second", async ({ t, org }) => {
+it('revoking a client stops its live token within one second', async ({ t, org }) => {
   const doomed = await createClient(t.db.sql, org);
   const token = await getToken(t, doomed);
   assert.is((await t.fetch('/v1/me', bearer(token))).status, 200);
@@ -142,7 +167,7 @@ it("revoking a client stops its live token within one second", async ({ t, org }
   await expectInvalidToken(t, bearer(token));
 });
 
-it("revoking a secret leaves live tokens working but refuses new ones", async ({ t, org }) => {
+it('revoking a secret leaves live tokens working but refuses new ones', async ({ t, org }) => {
   const client = await createClient(t.db.sql, org);
   const token = await getToken(t, client);
   await cli(t.db.sql, ['client', 'secret', 'revoke', '--client', client.clientId, '--secret', client.secretId]);
@@ -159,8 +184,10 @@ it("revoking a secret leaves live tokens working but refuses new ones", async ({
 it('/v1/me reports allow-list sizes and the nearest secret expiry', async ({ t, org }) => {
   const [report, account] = [crypto.randomUUID(), crypto.randomUUID()];
   // Allow-lists name real rows; make two ids exist for the listing below.
-  await t.db.sql`insert into ad_accounts (id, organization_id, platform, external_id, name, currency) values (${account}, ${org}, 'google-ads', 'x1', 'A', 'USD')`;
-  await t.db.sql`insert into reports (id, organization_id, name, kind, currency) values (${report}, ${org}, 'R', 'standard', 'USD')`;
+  await t.db
+    .sql`insert into ad_accounts (id, organization_id, platform, external_id, name, currency) values (${account}, ${org}, 'google-ads', 'x1', 'A', 'USD')`;
+  await t.db
+    .sql`insert into reports (id, organization_id, name, kind, currency) values (${report}, ${org}, 'R', 'standard', 'USD')`;
   const client = await createClient(t.db.sql, org, { reports: report, adAccounts: 'all' });
   const soon = new Date(t.clock.now + 86_400_000).toISOString();
   const later = new Date(t.clock.now + 2 * 86_400_000).toISOString();

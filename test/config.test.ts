@@ -28,17 +28,28 @@ test('defaults follow docs/decisions.md §2', () => {
   });
   // On PostgreSQL two a core up to 10 (many more heavy queries than cores keep cheap requests waiting for one), and one
   // more than a client may hold, so one client's stalled downloads leave one for everybody else.
-  assert.equal([1, 2, 3, 4, 16].map((cores) => loadConfig({ DATABASE_URL: 'postgres://db/x' }, cores).heavyConnections), [5, 5, 6, 8, 10]);
+  assert.equal(
+    [1, 2, 3, 4, 16].map((cores) => loadConfig({ DATABASE_URL: 'postgres://db/x' }, cores).heavyConnections),
+    [5, 5, 6, 8, 10],
+  );
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', HEAVY_PER_CLIENT: '12' }, 16).heavyConnections, 13);
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', HEAVY_CONNECTIONS: '12' }, 2).heavyConnections, 12);
   const secure = loadConfig({ TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: 'k.pem' });
-  assert.equal([secure.baseUrl, secure.tls], ['https://127.0.0.1:8080', { certFile: 'c.pem', keyFile: 'k.pem' }], 'with TLS files BASE_URL defaults to https');
+  assert.equal(
+    [secure.baseUrl, secure.tls],
+    ['https://127.0.0.1:8080', { certFile: 'c.pem', keyFile: 'k.pem' }],
+    'with TLS files BASE_URL defaults to https',
+  );
 });
 
 test('DEMO is off by default on PostgreSQL, so a production database is never seeded by accident', () => {
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x' }).demo, 'off');
   assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', DEMO: 'auto' }).demo, 'auto');
-  assert.is(loadConfig({ DATABASE_URL: 'postgres://db/x', DEMO: 'on' }).demo, 'auto', 'on is auto: seeded only when empty');
+  assert.is(
+    loadConfig({ DATABASE_URL: 'postgres://db/x', DEMO: 'on' }).demo,
+    'auto',
+    'on is auto: seeded only when empty',
+  );
   assert.is(loadConfig({ DEMO: 'off' }).demo, 'off');
   assert.is(loadConfig({}).demo, 'auto', 'the embedded database starts with something to read');
 });
@@ -73,40 +84,85 @@ for (const [key, value] of [
 test('the server refuses a bad value with one line on stderr and exit 2', () => {
   const result = runSync('node', 'src/main.ts', [], { PORT: 'eighty' });
   assert.is(result.status, 2);
-  const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+  const lines = result.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('npm warn'));
   assert.is(lines.length, 1);
   assert.match(lines[0], /PORT/);
 });
 
 test('standbys and the migration URL: a list of postgres URLs, a primary required, migrations on DATABASE_URL unless set', () => {
-  const config = loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x, postgres://s2/x', REPLICA_MAX_LAG_MS: '250' });
-  assert.equal([config.replicaUrls, config.replicaMaxLagMs, config.migrationDatabaseUrl], [['postgres://s1/x', 'postgres://s2/x'], 250, 'postgres://p/x']);
-  assert.is(loadConfig({ DATABASE_URL: 'postgres://pooler/x', MIGRATION_DATABASE_URL: 'postgres://p/x' }).migrationDatabaseUrl, 'postgres://p/x');
-  assert.throws(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://s1/x' }), (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS needs DATABASE_URL/.test(e.message));
-  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x,mysql://s2' }), (e: Error) => /DATABASE_REPLICA_URLS=.* must be postgres:\/\/ URLs separated by commas/.test(e.message));
-  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', REPLICA_MAX_LAG_MS: '0' }), (e: Error) => /REPLICA_MAX_LAG_MS/.test(e.message));
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://p/x',
+    DATABASE_REPLICA_URLS: 'postgres://s1/x, postgres://s2/x',
+    REPLICA_MAX_LAG_MS: '250',
+  });
+  assert.equal(
+    [config.replicaUrls, config.replicaMaxLagMs, config.migrationDatabaseUrl],
+    [['postgres://s1/x', 'postgres://s2/x'], 250, 'postgres://p/x'],
+  );
+  assert.is(
+    loadConfig({ DATABASE_URL: 'postgres://pooler/x', MIGRATION_DATABASE_URL: 'postgres://p/x' }).migrationDatabaseUrl,
+    'postgres://p/x',
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://s1/x' }),
+    (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS needs DATABASE_URL/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: 'postgres://s1/x,mysql://s2' }),
+    (e: Error) => /DATABASE_REPLICA_URLS=.* must be postgres:\/\/ URLs separated by commas/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://p/x', REPLICA_MAX_LAG_MS: '0' }),
+    (e: Error) => /REPLICA_MAX_LAG_MS/.test(e.message),
+  );
   // An empty entry is a mistake in the list, never a standby fewer.
   for (const list of [',,', 'postgres://s1/x,', ',postgres://s1/x', 'postgres://s1/x,,postgres://s2/x', ' , ']) {
-    assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: list }), (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS=.* must not hold an empty entry/.test(e.message), list);
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_REPLICA_URLS: list }),
+      (e: Error) => e instanceof ConfigError && /DATABASE_REPLICA_URLS=.* must not hold an empty entry/.test(e.message),
+      list,
+    );
   }
 });
 
 test('DATABASE_REPLICA_URLS=",," stops the server with one line on stderr and exit 2', () => {
-  const result = runSync('node', 'src/main.ts', [], { DATABASE_URL: 'postgres://127.0.0.1:1/x', DATABASE_REPLICA_URLS: ',,' });
+  const result = runSync('node', 'src/main.ts', [], {
+    DATABASE_URL: 'postgres://127.0.0.1:1/x',
+    DATABASE_REPLICA_URLS: ',,',
+  });
   assert.is(result.status, 2);
-  const lines = result.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+  const lines = result.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('npm warn'));
   assert.equal(lines.length, 1, result.stderr);
   assert.match(lines[0], /DATABASE_REPLICA_URLS/);
 });
 
 test('DATABASE_POOL_MODE: auto, session or transaction; an explicit MIGRATION_DATABASE_URL is direct unless auto', () => {
-  assert.equal([loadConfig({ DATABASE_URL: 'postgres://p/x', MIGRATION_DATABASE_URL: 'postgres://m/x' }).migrationPoolMode], ['auto']);
+  assert.equal(
+    [loadConfig({ DATABASE_URL: 'postgres://p/x', MIGRATION_DATABASE_URL: 'postgres://m/x' }).migrationPoolMode],
+    ['auto'],
+  );
   const pooled = loadConfig({ DATABASE_URL: 'postgres://pgbouncer/x', DATABASE_POOL_MODE: 'transaction' });
   assert.equal([pooled.poolMode, pooled.migrationPoolMode], ['transaction', 'transaction']);
-  const direct = loadConfig({ DATABASE_URL: 'postgres://pgbouncer/x', DATABASE_POOL_MODE: 'transaction', MIGRATION_DATABASE_URL: 'postgres://p/x' });
+  const direct = loadConfig({
+    DATABASE_URL: 'postgres://pgbouncer/x',
+    DATABASE_POOL_MODE: 'transaction',
+    MIGRATION_DATABASE_URL: 'postgres://p/x',
+  });
   assert.equal([direct.poolMode, direct.migrationPoolMode], ['transaction', 'session']);
-  assert.throws(() => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_POOL_MODE: 'statement' }), (e: Error) => /DATABASE_POOL_MODE="statement" must be auto, session or transaction/.test(e.message));
-  assert.throws(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' }), (e: Error) => e instanceof ConfigError && /DATABASE_POOL_MODE needs DATABASE_URL/.test(e.message));
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: 'postgres://p/x', DATABASE_POOL_MODE: 'statement' }),
+    (e: Error) => /DATABASE_POOL_MODE="statement" must be auto, session or transaction/.test(e.message),
+  );
+  assert.throws(
+    () => loadConfig({ DATABASE_POOL_MODE: 'transaction' }),
+    (e: Error) => e instanceof ConfigError && /DATABASE_POOL_MODE needs DATABASE_URL/.test(e.message),
+  );
 });
 
 test('a pooler that refuses the startup settings is one line naming DATABASE_POOL_MODE', () => {

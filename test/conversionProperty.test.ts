@@ -40,36 +40,63 @@ const fact = fc.record({
 const rateCurrency = fc.constantFrom<Currency>('EUR', 'GBP', 'JPY');
 const step: fc.Arbitrary<Step> = fc.oneof(
   // Loads and corrections weigh more than the rest: each is where a stale rollup would show.
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('facts' as const), facts: fc.array(fact, { minLength: 1, maxLength: 40 }) }) },
   {
     weight: 3,
     arbitrary: fc.record({
-    kind: fc.constant('rates' as const),
-    // Days before the facts' first, inside, and after, every third one, so later imports often replace a loaded day
-    // (a late correction).
-    rates: fc.uniqueArray(
-      fc.record({ currency: rateCurrency, day: fc.integer({ min: -3, max: DAYS / 3 + 1 }).map((n) => n * 3), usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000) }),
-      { minLength: 1, maxLength: 12, selector: (r) => `${r.currency}/${r.day}` },
-    ),
-  }),
+      kind: fc.constant('facts' as const),
+      facts: fc.array(fact, { minLength: 1, maxLength: 40 }),
+    }),
   },
-  { weight: 1, arbitrary: fc
-    .record({ kind: fc.constant('demo' as const), currency: rateCurrency, from: fc.integer({ min: -5, max: DAYS }), length: fc.integer({ min: 0, max: 40 }), usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000) })
-    .map(({ length, ...rest }) => ({ ...rest, to: rest.from + length })) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('currency' as const), currency: fc.constantFrom(...CURRENCIES) }) },
   {
     weight: 3,
     arbitrary: fc.record({
-    kind: fc.constant('correct' as const),
-    picks: fc.array(fc.record({ at: fc.nat(), usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000) }), { minLength: 1, maxLength: 4 }),
-  }),
+      kind: fc.constant('rates' as const),
+      // Days before the facts' first, inside, and after, every third one, so later imports often replace a loaded day
+      // (a late correction).
+      rates: fc.uniqueArray(
+        fc.record({
+          currency: rateCurrency,
+          day: fc.integer({ min: -3, max: DAYS / 3 + 1 }).map((n) => n * 3),
+          usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000),
+        }),
+        { minLength: 1, maxLength: 12, selector: (r) => `${r.currency}/${r.day}` },
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        kind: fc.constant('demo' as const),
+        currency: rateCurrency,
+        from: fc.integer({ min: -5, max: DAYS }),
+        length: fc.integer({ min: 0, max: 40 }),
+        usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000),
+      })
+      .map(({ length, ...rest }) => ({ ...rest, to: rest.from + length })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('currency' as const), currency: fc.constantFrom(...CURRENCIES) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('correct' as const),
+      picks: fc.array(fc.record({ at: fc.nat(), usdPerUnit: fc.integer({ min: 1, max: 3000 }).map((n) => n / 1000) }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+    }),
   },
 );
 const scenario = fc.record({
   accountCurrencies: fc.tuple(...Array.from({ length: ACCOUNTS }, () => fc.constantFrom(...CURRENCIES))),
   reportCurrency: fc.constantFrom(...CURRENCIES),
   steps: fc.array(step, { minLength: 1, maxLength: 7 }),
-  range: fc.tuple(fc.integer({ min: 0, max: DAYS - 1 }), fc.integer({ min: 0, max: DAYS - 1 })).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
+  range: fc
+    .tuple(fc.integer({ min: 0, max: DAYS - 1 }), fc.integer({ min: 0, max: DAYS - 1 }))
+    .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
 });
 /** Every run reads the whole span (two whole months from the rollups, the edges converted as read) and a random range. */
 const EVERY_DAY = [0, DAYS - 1] as const;
@@ -90,14 +117,21 @@ class Model {
       }
       for (const r of s.rates) this.days(r.currency).set(r.day, { usdPerUnit: r.usdPerUnit, source: 'import' });
     }
-    if (s.kind === 'demo') for (let d = s.from; d <= s.to; d++) if (!this.days(s.currency).has(d)) this.days(s.currency).set(d, { usdPerUnit: s.usdPerUnit, source: 'demo' });
+    if (s.kind === 'demo')
+      for (let d = s.from; d <= s.to; d++)
+        if (!this.days(s.currency).has(d)) this.days(s.currency).set(d, { usdPerUnit: s.usdPerUnit, source: 'demo' });
   }
 
   /** The loaded rates the picks name, with their new values (one per currency and day). */
   corrections(picks: { at: number; usdPerUnit: number }[]) {
     const loaded = [...this.rates].flatMap(([currency, days]) => [...days.keys()].map((d) => ({ currency, day: d })));
     const chosen = new Map<string, { currency: Currency; day: number; usdPerUnit: number }>();
-    if (loaded.length) for (const p of picks) chosen.set(`${loaded[p.at % loaded.length].currency}/${loaded[p.at % loaded.length].day}`, { ...loaded[p.at % loaded.length], usdPerUnit: p.usdPerUnit });
+    if (loaded.length)
+      for (const p of picks)
+        chosen.set(`${loaded[p.at % loaded.length].currency}/${loaded[p.at % loaded.length].day}`, {
+          ...loaded[p.at % loaded.length],
+          usdPerUnit: p.usdPerUnit,
+        });
     return [...chosen.values()];
   }
 
@@ -137,7 +171,9 @@ class Model {
 }
 
 const close = (actual: number | null, expected: number | null) =>
-  actual === null || expected === null ? actual === expected : Math.abs(actual - expected) <= 1e-6 * Math.max(1, Math.abs(expected)) + 2e-6;
+  actual === null || expected === null
+    ? actual === expected
+    : Math.abs(actual - expected) <= 1e-6 * Math.max(1, Math.abs(expected)) + 2e-6;
 
 const it = suite('converted rollups');
 
@@ -163,19 +199,57 @@ it('every grouping in any currency equals a per-day conversion of what was loade
       const org = await createOrg(t.db.sql, { name: `Run ${run}` });
       const accountOf = (i: number) => `${PLATFORMS[i]}/A${i}`;
       const csvLine = (f: Fact) =>
-        [day(f.day), PLATFORMS[f.account], `A${f.account}`, `Account ${f.account}`, accountCurrencies[f.account], `C${f.account}`, `Campaign ${f.account}`,
-          `K${f.account}-${f.creative}`, `Creative ${f.account}-${f.creative}`, f.creative === 0 ? 'video' : 'image', 1000, f.clicks, f.spend, 1, f.value, 0, 0].join(',');
+        [
+          day(f.day),
+          PLATFORMS[f.account],
+          `A${f.account}`,
+          `Account ${f.account}`,
+          accountCurrencies[f.account],
+          `C${f.account}`,
+          `Campaign ${f.account}`,
+          `K${f.account}-${f.creative}`,
+          `Creative ${f.account}-${f.creative}`,
+          f.creative === 0 ? 'video' : 'image',
+          1000,
+          f.clicks,
+          f.spend,
+          1,
+          f.value,
+          0,
+          0,
+        ].join(',');
       // Every account exists from the start (one zero fact on the first day), so the report can name them all.
-      const seed: Fact[] = Array.from({ length: ACCOUNTS }, (_, account) => ({ account, creative: 0, day: 0, clicks: 0, spend: 0, value: 0 }));
+      const seed: Fact[] = Array.from({ length: ACCOUNTS }, (_, account) => ({
+        account,
+        creative: 0,
+        day: 0,
+        clicks: 0,
+        spend: 0,
+        value: 0,
+      }));
       const imported = await importCsv(t, org, [HEADER, ...seed.map(csvLine)].join('\n'));
       assert.is(imported.code, 0, imported.stderr);
       model.apply({ kind: 'facts', facts: seed });
       let currency: Currency = reportCurrency;
       const applyReport = async () => {
         const yaml = JSON.stringify({
-          reports: [{ name: 'Agency', kind: 'standard', currency, adAccounts: Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i)), metrics: ['clicks', 'spend', 'conversion_value'], groupings: [...GROUPINGS] }],
+          reports: [
+            {
+              name: 'Agency',
+              kind: 'standard',
+              currency,
+              adAccounts: Array.from({ length: ACCOUNTS }, (_, i) => accountOf(i)),
+              metrics: ['clicks', 'spend', 'conversion_value'],
+              groupings: [...GROUPINGS],
+            },
+          ],
         });
-        const out = await runCommand(['apply', '--org', org, '--file', 'r.yaml', '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => yaml });
+        const out = await runCommand(['apply', '--org', org, '--file', 'r.yaml', '--json'], {
+          sql: t.db.sql,
+          now: t.clock.now,
+          progress: () => {},
+          readText: async () => yaml,
+        });
         assert.is(out.code, 0, out.stderr);
       };
       await applyReport();
@@ -186,8 +260,16 @@ it('every grouping in any currency equals a per-day conversion of what was loade
         } else if (s.kind === 'rates' || s.kind === 'correct') {
           const rates = s.kind === 'rates' ? s.rates : model.corrections(s.picks);
           if (rates.length === 0) continue;
-          const text = ['date,currency,usd_per_unit', ...rates.map((r) => `${day(r.day)},${r.currency},${r.usdPerUnit}`)].join('\n');
-          const out = await runCommand(['fx', 'import', '--file', 'r.csv', '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text });
+          const text = [
+            'date,currency,usd_per_unit',
+            ...rates.map((r) => `${day(r.day)},${r.currency},${r.usdPerUnit}`),
+          ].join('\n');
+          const out = await runCommand(['fx', 'import', '--file', 'r.csv', '--json'], {
+            sql: t.db.sql,
+            now: t.clock.now,
+            progress: () => {},
+            readText: async () => text,
+          });
           assert.is(out.code, 0, out.stderr);
         } else if (s.kind === 'demo') {
           // As the demo writes its rates: only on days that have none.
@@ -212,44 +294,58 @@ it('every grouping in any currency equals a per-day conversion of what was loade
         video: (f) => (f.creative === 0 ? `Creative ${f.account}-${f.creative}` : null),
       };
       const nameOf = (g: (typeof GROUPINGS)[number], d: Record<string, string>) =>
-        g === 'total' ? '' : g === 'month' ? d.month : d.campaignName ?? d.adAccountName ?? d.creativeName;
-      for (const grouping of GROUPINGS) for (const range of [EVERY_DAY, random]) {
-        const res = await t.fetch(`/v1/reports/${report.id}/data?groupBy=${grouping}&dateFrom=${day(range[0])}&dateTo=${day(range[1])}`, bearer(token));
-        assert.is(res.status, 200, grouping);
-        const body = (await res.json()) as { currency: string; rows: { dimensions: Record<string, string>; metrics: Record<string, number | null> }[] };
-        assert.is(body.currency, currency);
-        const expected = model.expected(currency, range, keys[grouping]);
-        // A total over no facts is one row of zeros; any other grouping has a row only where there are facts.
-        if (grouping === 'total' && expected.size === 0) expected.set('', { clicks: 0, spend: 0, value: 0 });
-        assert.is(body.rows.length, expected.size, `${grouping}: rows`);
-        for (const row of body.rows) {
-          const want = expected.get(nameOf(grouping, row.dimensions));
-          assert.ok(want, `${grouping}: unexpected row ${JSON.stringify(row.dimensions)}`);
-          const where = `${grouping} ${JSON.stringify(row.dimensions)} in ${currency}: got ${JSON.stringify(row.metrics)}, want ${JSON.stringify(want)}`;
-          assert.is(row.metrics.clicks, want!.clicks, where);
-          assert.ok(close(row.metrics.spend, want!.spend), where);
-          assert.ok(close(row.metrics.conversion_value, want!.value), where);
+        g === 'total' ? '' : g === 'month' ? d.month : (d.campaignName ?? d.adAccountName ?? d.creativeName);
+      for (const grouping of GROUPINGS)
+        for (const range of [EVERY_DAY, random]) {
+          const res = await t.fetch(
+            `/v1/reports/${report.id}/data?groupBy=${grouping}&dateFrom=${day(range[0])}&dateTo=${day(range[1])}`,
+            bearer(token),
+          );
+          assert.is(res.status, 200, grouping);
+          const body = (await res.json()) as {
+            currency: string;
+            rows: { dimensions: Record<string, string>; metrics: Record<string, number | null> }[];
+          };
+          assert.is(body.currency, currency);
+          const expected = model.expected(currency, range, keys[grouping]);
+          // A total over no facts is one row of zeros; any other grouping has a row only where there are facts.
+          if (grouping === 'total' && expected.size === 0) expected.set('', { clicks: 0, spend: 0, value: 0 });
+          assert.is(body.rows.length, expected.size, `${grouping}: rows`);
+          for (const row of body.rows) {
+            const want = expected.get(nameOf(grouping, row.dimensions));
+            assert.ok(want, `${grouping}: unexpected row ${JSON.stringify(row.dimensions)}`);
+            const where = `${grouping} ${JSON.stringify(row.dimensions)} in ${currency}: got ${JSON.stringify(row.metrics)}, want ${JSON.stringify(want)}`;
+            assert.is(row.metrics.clicks, want!.clicks, where);
+            assert.ok(close(row.metrics.spend, want!.spend), where);
+            assert.ok(close(row.metrics.conversion_value, want!.value), where);
+          }
         }
-      }
       // A day or a week at a time (the daily rollups of campaigns and accounts, native and converted): each period's
       // rows, as the grouping's over that period alone.
-      const monday = (d: string) => new Date(Date.parse(d) - ((new Date(d).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
-      for (const interval of ['day', 'week'] as const) for (const grouping of ['total', 'campaign', 'ad-account', 'creative'] as const) {
-        const res = await t.fetch(`/v1/reports/${report.id}/data?groupBy=${grouping}&interval=${interval}&dateFrom=${day(random[0])}&dateTo=${day(random[1])}`, bearer(token));
-        assert.is(res.status, 200, `${grouping} × ${interval}`);
-        const body = (await res.json()) as { rows: { dimensions: Record<string, string>; metrics: Record<string, number | null> }[] };
-        const periodOf = (f: Fact) => (interval === 'day' ? day(f.day) : monday(day(f.day)));
-        const expected = model.expected(currency, random, (f) => `${periodOf(f)} ${keys[grouping](f)}`);
-        assert.is(body.rows.length, expected.size, `${grouping} × ${interval}: rows`);
-        for (const row of body.rows) {
-          const want = expected.get(`${row.dimensions[interval]} ${nameOf(grouping, row.dimensions)}`);
-          const where = `${grouping} × ${interval} ${JSON.stringify(row.dimensions)} in ${currency}: got ${JSON.stringify(row.metrics)}, want ${JSON.stringify(want)}`;
-          assert.ok(want, where);
-          assert.is(row.metrics.clicks, want!.clicks, where);
-          assert.ok(close(row.metrics.spend, want!.spend), where);
-          assert.ok(close(row.metrics.conversion_value, want!.value), where);
+      const monday = (d: string) =>
+        new Date(Date.parse(d) - ((new Date(d).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+      for (const interval of ['day', 'week'] as const)
+        for (const grouping of ['total', 'campaign', 'ad-account', 'creative'] as const) {
+          const res = await t.fetch(
+            `/v1/reports/${report.id}/data?groupBy=${grouping}&interval=${interval}&dateFrom=${day(random[0])}&dateTo=${day(random[1])}`,
+            bearer(token),
+          );
+          assert.is(res.status, 200, `${grouping} × ${interval}`);
+          const body = (await res.json()) as {
+            rows: { dimensions: Record<string, string>; metrics: Record<string, number | null> }[];
+          };
+          const periodOf = (f: Fact) => (interval === 'day' ? day(f.day) : monday(day(f.day)));
+          const expected = model.expected(currency, random, (f) => `${periodOf(f)} ${keys[grouping](f)}`);
+          assert.is(body.rows.length, expected.size, `${grouping} × ${interval}: rows`);
+          for (const row of body.rows) {
+            const want = expected.get(`${row.dimensions[interval]} ${nameOf(grouping, row.dimensions)}`);
+            const where = `${grouping} × ${interval} ${JSON.stringify(row.dimensions)} in ${currency}: got ${JSON.stringify(row.metrics)}, want ${JSON.stringify(want)}`;
+            assert.ok(want, where);
+            assert.is(row.metrics.clicks, want!.clicks, where);
+            assert.ok(close(row.metrics.spend, want!.spend), where);
+            assert.ok(close(row.metrics.conversion_value, want!.value), where);
+          }
         }
-      }
     }),
     { numRuns: 40, endOnFailure: true },
   );

@@ -26,15 +26,56 @@ const tidied = (value: number | null) => {
 };
 
 it('a number is written as String(tidy(number)), and nothing for null, NaN or Infinity', () => {
-  const edges = [0, -0, 1, -1, 0.5e-6, 1.5e-6, 1e-7, 0.0001, 8999999999, 9e9, -9e9, 9e9 + 0.5, 999999999.9999995, 999999999.999999, 1e15, 2 ** 53, 1e21, 1e300, -3e-5, 99999.99999950001, NaN, Infinity, -Infinity,
+  const edges = [
+    0,
+    -0,
+    1,
+    -1,
+    0.5e-6,
+    1.5e-6,
+    1e-7,
+    0.0001,
+    8999999999,
+    9e9,
+    -9e9,
+    9e9 + 0.5,
+    999999999.9999995,
+    999999999.999999,
+    1e15,
+    2 ** 53,
+    1e21,
+    1e300,
+    -3e-5,
+    99999.99999950001,
+    NaN,
+    Infinity,
+    -Infinity,
     // where the digits leave 32-bit integer arithmetic
-    2 ** 31 - 1, 2 ** 31, -(2 ** 31), 2 ** 31 + 0.25, 2147.483647, 2147.483648, 2147483647.999999, 4294967295.5, 999999999.999999 - 1e-6];
+    2 ** 31 - 1,
+    2 ** 31,
+    -(2 ** 31),
+    2 ** 31 + 0.25,
+    2147.483647,
+    2147.483648,
+    2147483647.999999,
+    4294967295.5,
+    999999999.999999 - 1e-6,
+  ];
   for (const x of edges) assert.is(tidied(x), String(tidy(x) ?? ''), String(x));
   assert.is(tidied(null), '');
   fc.assert(
-    fc.property(fc.oneof(fc.double(), fc.double({ min: -1e10, max: 1e10 }), fc.integer().map(Number), fc.integer({ min: -1e9, max: 1e9 }).map((k) => k / 1e6), fc.double({ min: 2 ** 30, max: 2 ** 33 })), (x) => {
-      assert.is(tidied(x), String(tidy(x) ?? ''));
-    }),
+    fc.property(
+      fc.oneof(
+        fc.double(),
+        fc.double({ min: -1e10, max: 1e10 }),
+        fc.integer().map(Number),
+        fc.integer({ min: -1e9, max: 1e9 }).map((k) => k / 1e6),
+        fc.double({ min: 2 ** 30, max: 2 ** 33 }),
+      ),
+      (x) => {
+        assert.is(tidied(x), String(tidy(x) ?? ''));
+      },
+    ),
     { numRuns: 20_000 },
   );
 });
@@ -44,34 +85,69 @@ const KEYS = ['creativeId', 'creativeName', 'campaignId'] as const;
 const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" uuid, "creativeName" text, "campaignId" uuid,
   ${BASE_METRICS.map((name) => `${name} float8`).join(', ')})`;
 
-const name = fc.option(fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', "'", '\n', '\r', '\t', '=', '+', '-', '@', 'é', '😀'), maxLength: 8 }), { freq: 8 });
-const number = fc.oneof(fc.constantFrom(0, 1, 2.5, 1e-7, 0.0001, 123456789.123456), fc.integer({ min: 0, max: 10_000_000 }).map(Number), fc.double({ min: -1e11, max: 1e11, noNaN: true }));
+const name = fc.option(
+  fc.string({
+    unit: fc.constantFrom('a', 'Z', ' ', ',', '"', "'", '\n', '\r', '\t', '=', '+', '-', '@', 'é', '😀'),
+    maxLength: 8,
+  }),
+  { freq: 8 },
+);
+const number = fc.oneof(
+  fc.constantFrom(0, 1, 2.5, 1e-7, 0.0001, 123456789.123456),
+  fc.integer({ min: 0, max: 10_000_000 }).map(Number),
+  fc.double({ min: -1e11, max: 1e11, noNaN: true }),
+);
 const sum = fc.option(number, { freq: 20 });
-const row = fc.record({ creativeId: fc.option(fc.uuid(), { freq: 8 }), creativeName: name, campaignId: fc.option(fc.uuid(), { freq: 8 }), impressions: sum, clicks: sum, spend: sum, conversions: sum, conversion_value: sum, video_views: sum, video_completions: sum });
-const custom: MetricPlan = { name: 'custom', conversionDerived: false, formula: parseFormula('clicks / impressions * 2') };
-const metrics = fc.tuple(fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)), fc.boolean()).map(([names, withCustom]) => [
-  ...names.map((n): MetricPlan => ({ name: n, conversionDerived: false })),
-  ...(withCustom ? [custom] : []),
-]);
+const row = fc.record({
+  creativeId: fc.option(fc.uuid(), { freq: 8 }),
+  creativeName: name,
+  campaignId: fc.option(fc.uuid(), { freq: 8 }),
+  impressions: sum,
+  clicks: sum,
+  spend: sum,
+  conversions: sum,
+  conversion_value: sum,
+  video_views: sum,
+  video_completions: sum,
+});
+const custom: MetricPlan = {
+  name: 'custom',
+  conversionDerived: false,
+  formula: parseFormula('clicks / impressions * 2'),
+};
+const metrics = fc
+  .tuple(fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)), fc.boolean())
+  .map(([names, withCustom]) => [
+    ...names.map((n): MetricPlan => ({ name: n, conversionDerived: false })),
+    ...(withCustom ? [custom] : []),
+  ]);
 
 it('every record from a COPY, however its bytes are split, equals the record written from its cells', async ({ t }) => {
   await fc.assert(
-    fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, fc.integer({ min: 1, max: 97 }), async (rows, plans, split) => {
-      const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
-      const expected = held.map((r) => {
-        const cells: unknown[] = KEYS.map((key) => r[key]);
-        writeMetrics(r, plans, cells, KEYS.length);
-        return csvRecord(cells, KEYS.length);
-      });
-      const source = SOURCE.replace('$1', `'${JSON.stringify(rows).replace(/'/g, "''")}'`);
-      const copy = new CopyCsv(KEYS, plans);
-      let text = '';
-      for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, DIMENSION_KEYS.creative, plans, 'test')).readable()) {
-        for (let p = 0; p < chunk.length; p += split) text += decoder.decode(copy.push(chunk.subarray(p, p + split)), { stream: true });
-      }
-      assert.ok(copy.done, 'the trailer was read');
-      assert.is(text, expected.join(''));
-    }),
+    fc.asyncProperty(
+      fc.array(row, { maxLength: 12 }),
+      metrics,
+      fc.integer({ min: 1, max: 97 }),
+      async (rows, plans, split) => {
+        const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
+        const expected = held.map((r) => {
+          const cells: unknown[] = KEYS.map((key) => r[key]);
+          writeMetrics(r, plans, cells, KEYS.length);
+          return csvRecord(cells, KEYS.length);
+        });
+        const source = SOURCE.replace('$1', `'${JSON.stringify(rows).replace(/'/g, "''")}'`);
+        const copy = new CopyCsv(KEYS, plans);
+        let text = '';
+        for await (const chunk of await t.db.sql
+          .unsafe(copyCsvStatement(source, DIMENSION_KEYS.creative, plans, 'test'))
+          .readable()) {
+          for (let p = 0; p < chunk.length; p += split)
+            text += decoder.decode(copy.push(chunk.subarray(p, p + split)), { stream: true });
+        }
+        assert.ok(copy.done, 'the trailer was read');
+        assert.is(text, expected.join(''));
+      },
+    ),
     { numRuns: 100 },
   );
 });
@@ -79,20 +155,40 @@ it('every record from a COPY, however its bytes are split, equals the record wri
 it('no dimensions: a record of the metrics only, and of nothing without metrics', async ({ t }) => {
   const source = 'select 2::float8 as impressions, 1::float8 as clicks, 0.5::float8 as spend';
   const plans = (names: string[]) => names.map((name): MetricPlan => ({ name, conversionDerived: false }));
-  for (const [names, record] of [[['spend', 'ctr'], '0.5,50\r\n'], [[], '\r\n']] as const) {
+  for (const [names, record] of [
+    [['spend', 'ctr'], '0.5,50\r\n'],
+    [[], '\r\n'],
+  ] as const) {
     const copy = new CopyCsv([], plans([...names]));
     let text = '';
-    for await (const chunk of await t.db.sql.unsafe(copyCsvStatement(source, DIMENSION_KEYS.total, plans([...names]), 'test')).readable()) text += decoder.decode(copy.push(chunk));
+    for await (const chunk of await t.db.sql
+      .unsafe(copyCsvStatement(source, DIMENSION_KEYS.total, plans([...names]), 'test'))
+      .readable())
+      text += decoder.decode(copy.push(chunk));
     assert.is(text, record);
   }
 });
 
 it('parameters written into a query text, a comment included, read back as the same values', async ({ t }) => {
   await fc.assert(
-    fc.asyncProperty(fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', maxLength: 1 }), fc.constantFrom("'", '\\', '\n', '$1', '--', '*/', '"')) }).filter((s) => !s.includes('\0')), fc.array(fc.uuid(), { maxLength: 3 }), fc.boolean(), async (text, ids, flag) => {
-      const [got] = await t.db.sql.unsafe(inlined('select $1::text as a, $2::uuid[] as b, $3::boolean as c -- $1, in a comment\n', [text, ids, flag]));
-      assert.equal([got.a, got.b, got.c], [text, ids, flag]);
-    }),
+    fc.asyncProperty(
+      fc
+        .string({
+          unit: fc.oneof(
+            fc.string({ unit: 'binary', maxLength: 1 }),
+            fc.constantFrom("'", '\\', '\n', '$1', '--', '*/', '"'),
+          ),
+        })
+        .filter((s) => !s.includes('\0')),
+      fc.array(fc.uuid(), { maxLength: 3 }),
+      fc.boolean(),
+      async (text, ids, flag) => {
+        const [got] = await t.db.sql.unsafe(
+          inlined('select $1::text as a, $2::uuid[] as b, $3::boolean as c -- $1, in a comment\n', [text, ids, flag]),
+        );
+        assert.equal([got.a, got.b, got.c], [text, ids, flag]);
+      },
+    ),
     { numRuns: 200 },
   );
 });

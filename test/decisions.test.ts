@@ -14,18 +14,32 @@ const sections = new Set([...record.matchAll(/^## (\d+)\. \S/gm)].map(([, n]) =>
 /** Every file under the folders the project's text lives in. */
 function files(...roots: string[]): string[] {
   return roots.flatMap((root) =>
-    statSync(root).isDirectory() ? readdirSync(root).flatMap((name) => (name === 'node_modules' ? [] : files(join(root, name)))) : [root],
+    statSync(root).isDirectory()
+      ? readdirSync(root).flatMap((name) => (name === 'node_modules' ? [] : files(join(root, name))))
+      : [root],
   );
 }
-const sources = files('src', 'sql', 'test', 'scripts', 'spec', 'docs', '.ci', 'README.md', 'BENCHMARKS.md', 'RELIABILITY.md').filter(
-  (path) => /\.(ts|sql|json|md)$|^\.ci\//.test(path) && path !== 'sql/schema.sql',
-);
+const sources = files(
+  'src',
+  'sql',
+  'test',
+  'scripts',
+  'spec',
+  'docs',
+  '.ci',
+  'README.md',
+  'BENCHMARKS.md',
+  'RELIABILITY.md',
+).filter((path) => /\.(ts|sql|json|md)$|^\.ci\//.test(path) && path !== 'sql/schema.sql');
 /** Migrations written before docs/decisions.md: they may cite its sections by their old name. */
 const beforeRecord = (path: string) => /^sql\/migrations\/0(0\d|1\d|20)_/.test(path);
 
 it('has its sections numbered from 1 without a gap', () => {
   assert.ok(sections.size >= 13, `${sections.size} sections`);
-  assert.equal([...sections], Array.from({ length: sections.size }, (_, i) => i + 1));
+  assert.equal(
+    [...sections],
+    Array.from({ length: sections.size }, (_, i) => i + 1),
+  );
 });
 
 it('is cited, and never a document outside the repository', () => {
@@ -37,7 +51,8 @@ it('is cited, and never a document outside the repository', () => {
     cited += (text.match(/docs\/decisions\.md §/g) ?? []).length;
     // The record says how the migrations written before it cite it.
     if (beforeRecord(path) || path === 'docs/decisions.md') continue;
-    for (const match of text.matchAll(/\bDECISIONS(?:\.md)?\b|\b[Ss]pec §|\.\.\/shared\//g)) outside.push(`${path}: ${match[0]}`);
+    for (const match of text.matchAll(/\bDECISIONS(?:\.md)?\b|\b[Ss]pec §|\.\.\/shared\//g))
+      outside.push(`${path}: ${match[0]}`);
   }
   assert.equal(outside, []);
   assert.ok(cited > 50, `${cited} citations`);

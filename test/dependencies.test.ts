@@ -41,7 +41,10 @@ test("xlsx-write-stream's zip archive and row stream are where the XLSX export r
   assert.type(workbook.zip?.removeAllListeners, 'function');
   assert.type(workbook.rowTransform?._transform, 'function');
   assert.type(workbook.rowTransform?.rowCount, 'number');
-  const state = workbook.rowTransform as unknown as { _writableState?: { highWaterMark: number }; _readableState?: { highWaterMark: number } };
+  const state = workbook.rowTransform as unknown as {
+    _writableState?: { highWaterMark: number };
+    _readableState?: { highWaterMark: number };
+  };
   assert.type(state._writableState?.highWaterMark, 'number');
   assert.type(state._readableState?.highWaterMark, 'number');
 });

@@ -17,13 +17,31 @@ const it = suite('docs in a browser');
 
 it('headless Chromium renders the reference: every path, samples, search; no foreign request, no console error', async () => {
   // CI installs chromium (.ci/run); elsewhere the test says why it did not run, and counts as skipped.
-  if (skipped(!existsSync(CHROMIUM), 'docs in a browser', 'renders /v1/docs', `${CHROMIUM} is not installed (apt-get install chromium)`)) return;
+  if (
+    skipped(
+      !existsSync(CHROMIUM),
+      'docs in a browser',
+      'renders /v1/docs',
+      `${CHROMIUM} is not installed (apt-get install chromium)`,
+    )
+  )
+    return;
   const dir = temporaryDir();
   const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const server = await startServer(fresh ? { DATABASE_URL: fresh.url, DEMO: 'off' } : { DATA_DIR: dir.path, DEMO: 'off' });
+  const server = await startServer(
+    fresh ? { DATABASE_URL: fresh.url, DEMO: 'off' } : { DATA_DIR: dir.path, DEMO: 'off' },
+  );
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -45,8 +63,14 @@ it('headless Chromium renders the reference: every path, samples, search; no for
     mkdirSync(OUTPUT, { recursive: true });
     await first.screenshot({ path: join(OUTPUT, 'docs-first-paint.png') });
     const firstText = await first.evaluate(() => document.body.innerText);
-    assert.ok(firstText.includes('readout'), `the first paint names the service: ${JSON.stringify(firstText.slice(0, 200))}`);
-    assert.ok(firstText.includes('readout API reference') && firstText.includes('/v1/openapi.json'), 'the first paint says what the page is');
+    assert.ok(
+      firstText.includes('readout'),
+      `the first paint names the service: ${JSON.stringify(firstText.slice(0, 200))}`,
+    );
+    assert.ok(
+      firstText.includes('readout API reference') && firstText.includes('/v1/openapi.json'),
+      'the first paint says what the page is',
+    );
     await first.close();
     const response = await page.goto(`${server.url}/v1/docs`, { waitUntil: 'networkidle' });
     assert.is(response?.status(), 200);
@@ -58,20 +82,35 @@ it('headless Chromium renders the reference: every path, samples, search; no for
     // Each operation: its curl example (naming this server) and its response samples.
     const operations = paths.flatMap((path) => Object.keys(doc.paths[path]));
     assert.is((text.match(/Request samples/g) ?? []).length, operations.length, 'a request sample for every operation');
-    assert.is((text.match(/Response samples/g) ?? []).length, operations.length, 'response samples for every operation');
-    assert.ok(text.includes(`curl -s "${server.url}/v1/reports/$REPORT_ID/data?`), 'the data example names this server');
+    assert.is(
+      (text.match(/Response samples/g) ?? []).length,
+      operations.length,
+      'response samples for every operation',
+    );
+    assert.ok(
+      text.includes(`curl -s "${server.url}/v1/reports/$REPORT_ID/data?`),
+      'the data example names this server',
+    );
     assert.match(text, /Quota cost: one unit per ad account in scope/);
     assert.match(text, /subscription-locked/);
     mkdirSync(OUTPUT, { recursive: true });
     await page.screenshot({ path: join(OUTPUT, 'docs.png') });
     // Rendered, the introduction has made way; no code block scrolls sideways: long lines wrap.
     assert.is(await page.$('#intro'), null, 'the introduction is gone once Redoc has rendered');
-    const scrolling = await page.evaluate(() => [...document.querySelectorAll('pre')].filter((pre) => pre.scrollWidth > pre.clientWidth + 1).map((pre) => pre.textContent!.slice(0, 60)));
+    const scrolling = await page.evaluate(() =>
+      [...document.querySelectorAll('pre')]
+        .filter((pre) => pre.scrollWidth > pre.clientWidth + 1)
+        .map((pre) => pre.textContent!.slice(0, 60)),
+    );
     assert.equal(scrolling, [], 'every code block wraps');
     assert.ok((await page.evaluate(() => document.querySelectorAll('pre').length)) > 16, 'code blocks were checked');
     // The search box finds operations by their words.
     await page.fill('input[placeholder="Search..."]', 'workbook');
-    await page.waitForFunction(() => document.querySelector('[data-role="search:results"]')?.textContent?.includes('Excel workbook'), null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => document.querySelector('[data-role="search:results"]')?.textContent?.includes('Excel workbook'),
+      null,
+      { timeout: 10_000 },
+    );
     await page.screenshot({ path: join(OUTPUT, 'docs-search.png') });
     assert.equal(foreign, [], 'no request to another host');
     assert.equal(errors, [], 'no console error');

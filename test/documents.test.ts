@@ -7,18 +7,34 @@ import { dirname, join, normalize } from 'node:path';
 
 const it = suite('documents');
 
-const DOCUMENTS = ['README.md', 'CONTRIBUTING.md', 'BENCHMARKS.md', 'RELIABILITY.md', 'docs/operations.md', 'docs/commands.md', 'docs/warehouse.md', 'docs/decisions.md'];
+const DOCUMENTS = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'BENCHMARKS.md',
+  'RELIABILITY.md',
+  'docs/operations.md',
+  'docs/commands.md',
+  'docs/warehouse.md',
+  'docs/decisions.md',
+];
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-const anchors = (path: string) => new Set([...readFileSync(path, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map(([, text]) => slug(text)));
+const slug = (heading: string) =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+const anchors = (path: string) =>
+  new Set([...readFileSync(path, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map(([, text]) => slug(text)));
 
 it('README.md is at most 250 lines, with a table of contents of its sections', () => {
   const readme = readFileSync('README.md', 'utf8');
   const lines = readme.trimEnd().split('\n').length;
   assert.ok(lines <= 250, `${lines} lines`);
   const sections = [...readme.matchAll(/^## (.+)$/gm)].map(([, title]) => title);
-  for (const title of sections) assert.ok(readme.includes(`- [${title}](#${slug(title)})`), `the contents list ${title}`);
+  for (const title of sections)
+    assert.ok(readme.includes(`- [${title}](#${slug(title)})`), `the contents list ${title}`);
 });
 
 it('every link between the documents names a file, and every anchor a heading', () => {
@@ -31,7 +47,8 @@ it('every link between the documents names a file, and every anchor a heading', 
       const [file, anchor] = target.split('#');
       const path = file ? normalize(join(dirname(document), file)) : document;
       if (!existsSync(path)) broken.push(`${document}: ${target}`);
-      else if (anchor && path.endsWith('.md') && !anchors(path).has(anchor)) broken.push(`${document}: ${target} (no such heading)`);
+      else if (anchor && path.endsWith('.md') && !anchors(path).has(anchor))
+        broken.push(`${document}: ${target} (no such heading)`);
     }
   }
   assert.equal(broken, []);

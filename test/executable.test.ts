@@ -32,7 +32,7 @@ it('with an empty environment in an empty folder: health, a token, data, an expo
       const timer = setTimeout(() => reject(new Error(`no "listening" in 60 s:\n${out}`)), 60_000);
       child.stdout.on('data', () => {
         const match = /"msg":"listening","url":"([^"]+)"/.exec(out);
-        if (match) (clearTimeout(timer), resolve(match[1]));
+        if (match) clearTimeout(timer), resolve(match[1]);
       });
       exited.then((code) => (clearTimeout(timer), reject(new Error(`exited with ${code}:\n${out}`))));
     });
@@ -46,7 +46,11 @@ it('with an empty environment in an empty folder: health, a token, data, an expo
     assert.match(await docs.text(), /Redoc\.init\(/);
 
     const organization = /^ +organization +(\S+)/m.exec(out)![1];
-    const form = { grant_type: 'client_credentials', client_id: /client id +(\S+)/.exec(out)![1], client_secret: /client secret +(\S+)/.exec(out)![1] };
+    const form = {
+      grant_type: 'client_credentials',
+      client_id: /client id +(\S+)/.exec(out)![1],
+      client_secret: /client secret +(\S+)/.exec(out)![1],
+    };
     const token = await fetch(`${url}/api/connect/token`, { method: 'POST', body: new URLSearchParams(form) });
     assert.is(token.status, 200);
     const auth = { authorization: `Bearer ${(await token.json()).access_token}` };
@@ -70,7 +74,11 @@ it('with an empty environment in an empty folder: health, a token, data, an expo
     child.kill('SIGTERM');
     assert.is(await exited, 0, out);
     assert.match(out, /"msg":"shutting down","signal":"SIGTERM"/);
-    assert.equal(readdirSync(join(dir.path, 'data')).filter((f) => f.startsWith('readout')), [], 'the lock and the socket are gone');
+    assert.equal(
+      readdirSync(join(dir.path, 'data')).filter((f) => f.startsWith('readout')),
+      [],
+      'the lock and the socket are gone',
+    );
   } finally {
     child.kill('SIGKILL');
     dir.remove();

@@ -19,7 +19,11 @@ it.before(async (ctx) => {
   const { org, token } = await tenant(ctx.t);
   Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org));
   // Names that CSV and spreadsheets find hard (the fixture has a comma and quotes): a newline, and a would-be formula.
-  await importCsv(ctx.t, org, `${HEADER}\n2026-01-08,google-ads,G1,Google US,USD,C4,"Two\nlines",K4,"=HYPERLINK(""http://x"")",image,10,1,1,0,0,0,0`);
+  await importCsv(
+    ctx.t,
+    org,
+    `${HEADER}\n2026-01-08,google-ads,G1,Google US,USD,C4,"Two\nlines",K4,"=HYPERLINK(""http://x"")",image,10,1,1,0,0,0,0`,
+  );
 });
 it.after(async (ctx) => ctx.t.close());
 
@@ -38,7 +42,19 @@ it('CSV: text/csv, an attachment with a safe file name, a header of dimension ke
   assert.is(res.headers.get('content-disposition'), 'attachment; filename="Fixture-2026-01-01-2026-01-31.csv"');
   assert.match(res.headers.get('etag')!, /^W\//);
   const [header] = await csvOf(res);
-  assert.equal(header, ['campaignId', 'campaignName', 'adAccountId', 'externalId', 'impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'video_views']);
+  assert.equal(header, [
+    'campaignId',
+    'campaignName',
+    'adAccountId',
+    'externalId',
+    'impressions',
+    'clicks',
+    'spend',
+    'conversions',
+    'cpa',
+    'ctr',
+    'video_views',
+  ]);
 });
 
 /** The CSV export of query holds the data endpoint's rows for it, cell for cell, in its order. */
@@ -49,10 +65,12 @@ async function csvEqualsData(ctx: Ctx, query: string) {
   const metrics = data.metrics as string[];
   const dims = header.slice(0, header.length - metrics.length);
   assert.equal(header.slice(dims.length), metrics);
-  const expected = data.rows.map((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }) => [
-    ...dims.map((key) => (/^[=+\-@]/.test(row.dimensions[key]) ? `'${row.dimensions[key]}` : row.dimensions[key])),
-    ...metrics.map((m) => (row.metrics[m] === null ? '' : String(row.metrics[m]))),
-  ]);
+  const expected = data.rows.map(
+    (row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }) => [
+      ...dims.map((key) => (/^[=+\-@]/.test(row.dimensions[key]) ? `'${row.dimensions[key]}` : row.dimensions[key])),
+      ...metrics.map((m) => (row.metrics[m] === null ? '' : String(row.metrics[m]))),
+    ],
+  );
   assert.equal(rows, expected);
 }
 
@@ -63,9 +81,17 @@ for (const grouping of ['total', 'campaign', 'month', 'ad-account', 'creative', 
 
 // Under 28 days the creative groupings join first; a CSV export whose accounts are all in the report's currency reads
 // report-data-creative-one-currency, the others report-data-creative (rows.ts).
-for (const [grouping, accounts] of [['creative', 'all'], ['creative', 'google'], ['video', 'all'], ['creative', 'meta']] as const) {
+for (const [grouping, accounts] of [
+  ['creative', 'all'],
+  ['creative', 'google'],
+  ['video', 'all'],
+  ['creative', 'meta'],
+] as const) {
   it(`a short range's CSV rows equal the data endpoint's rows (${grouping}, ${accounts} accounts)`, (ctx) =>
-    csvEqualsData(ctx, `dateFrom=2026-01-03&dateTo=2026-01-09&groupBy=${grouping}${accounts === 'all' ? '' : `&adAccountIds=${ctx[accounts]}`}`));
+    csvEqualsData(
+      ctx,
+      `dateFrom=2026-01-03&dateTo=2026-01-09&groupBy=${grouping}${accounts === 'all' ? '' : `&adAccountIds=${ctx[accounts]}`}`,
+    ));
 }
 
 it('a name with a comma, quotes and a newline survives; a formula is neutralised; null is an empty cell', async (ctx) => {
@@ -74,13 +100,24 @@ it('a name with a comma, quotes and a newline survives; a formula is neutralised
   assert.ok(names.includes('Alpha, "the" first'));
   assert.ok(names.includes('Two\nlines'));
   const [, ...creatives] = await csvOf(await get(ctx, `export.csv?${Q}&groupBy=creative`));
-  assert.ok(creatives.some((r) => r[1] === `'=HYPERLINK("http://x")`), 'formula neutralised');
+  assert.ok(
+    creatives.some((r) => r[1] === `'=HYPERLINK("http://x")`),
+    'formula neutralised',
+  );
   const gamma = rows.find((r) => r[1] === 'Gamma search')!;
   assert.is(gamma[8], '', 'cpa of a campaign without conversions');
 });
 
 it('XLSX opens with an independent reader: one sheet, display names, numbers as numbers, the same values', async (ctx) => {
-  if (skipped(!hasOpenpyxl(), 'exports', 'XLSX with an independent reader', 'needs python3-openpyxl (apt-get install python3-openpyxl)')) return;
+  if (
+    skipped(
+      !hasOpenpyxl(),
+      'exports',
+      'XLSX with an independent reader',
+      'needs python3-openpyxl (apt-get install python3-openpyxl)',
+    )
+  )
+    return;
   const query = `${Q}&groupBy=campaign`;
   const res = await get(ctx, `export.xlsx?${query}`);
   assert.is(res.status, 200);
@@ -90,12 +127,27 @@ it('XLSX opens with an independent reader: one sheet, display names, numbers as 
   const data = await (await get(ctx, `data?${query}`)).json();
   assert.is(book.sheets, 1);
   const [header, ...rows] = book.rows;
-  assert.equal(header, ['Campaign ID', 'Campaign', 'Ad account ID', 'External ID', 'Impressions', 'Clicks', 'Spend', 'Conversions', 'Cost per acquisition', 'Click-through rate', 'Video views']);
+  assert.equal(header, [
+    'Campaign ID',
+    'Campaign',
+    'Ad account ID',
+    'External ID',
+    'Impressions',
+    'Clicks',
+    'Spend',
+    'Conversions',
+    'Cost per acquisition',
+    'Click-through rate',
+    'Video views',
+  ]);
   assert.is(rows.length, data.rows.length);
-  data.rows.forEach((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
-    assert.is(rows[i][1], row.dimensions.campaignName);
-    for (const [j, m] of (data.metrics as string[]).entries()) assert.is(rows[i][4 + j], row.metrics[m], `${m} of row ${i}`);
-  });
+  data.rows.forEach(
+    (row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
+      assert.is(rows[i][1], row.dimensions.campaignName);
+      for (const [j, m] of (data.metrics as string[]).entries())
+        assert.is(rows[i][4 + j], row.metrics[m], `${m} of row ${i}`);
+    },
+  );
 });
 
 it('exports need reports:export and cost twice the data', async (ctx) => {
@@ -136,7 +188,15 @@ it('a weak ETag of its own, and 304 with the charge refunded', async (ctx) => {
 
 for (const ext of ['csv', 'xlsx']) {
   it(`a client that disconnects mid-download stops the query (${ext})`, async (ctx) => {
-    if (skipped(!onPostgres, 'exports', `a client that disconnects mid-download stops the query (${ext})`, 'needs PostgreSQL: only PostgreSQL can cancel a running query')) return;
+    if (
+      skipped(
+        !onPostgres,
+        'exports',
+        `a client that disconnects mid-download stops the query (${ext})`,
+        'needs PostgreSQL: only PostgreSQL can cancel a running query',
+      )
+    )
+      return;
     const blocker = await ctx.t.db.sql.reserve();
     try {
       await blocker`begin`;
@@ -148,7 +208,10 @@ for (const ext of ['csv', 'xlsx']) {
       const pending = reader.read(); // waits on the blocked query
       await new Promise((r) => setTimeout(r, 200));
       const running = async () =>
-        (await ctx.t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query like '%report\_%facts(%' or query like '/* report-data-%') and state = 'active'`)[0].n;
+        (
+          await ctx.t.db
+            .sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query like '%report\_%facts(%' or query like '/* report-data-%') and state = 'active'`
+        )[0].n;
       assert.is(await running(), 1, 'the export query is waiting');
       await reader.cancel();
       await pending.catch(() => {});
@@ -170,7 +233,10 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
     // the stream, and the COPY must be read to its end for the connection to serve again.
     const { report, day } = await oneDayReport(t, org, 30_000);
     // CSV: its rows are read only as the client reads (an XLSX this small is written whole into the archive's buffers).
-    const res = await t.fetch(`/v1/reports/${report}/export.csv?dateFrom=${day}&dateTo=${day}&groupBy=creative`, bearer(token));
+    const res = await t.fetch(
+      `/v1/reports/${report}/export.csv?dateFrom=${day}&dateTo=${day}&groupBy=creative`,
+      bearer(token),
+    );
     assert.is(res.status, 200);
     const reader = res.body!.getReader();
     await reader.read();
@@ -183,7 +249,10 @@ it('the deadline cuts an export whose query sits between fetches, not only one t
     }
     assert.ok(cut, 'the download is cut at the deadline, not finished late');
     // The connection the cut export held is back for the next request.
-    assert.is((await t.fetch(`/v1/reports/${report}/data?dateFrom=${day}&dateTo=${day}&groupBy=total`, bearer(token))).status, 200);
+    assert.is(
+      (await t.fetch(`/v1/reports/${report}/data?dateFrom=${day}&dateTo=${day}&groupBy=total`, bearer(token))).status,
+      200,
+    );
   } finally {
     await t.close();
   }
@@ -216,7 +285,11 @@ it('an export read in gulps leaves its connection serving the next query', async
 
 /** One ad account's one day of facts for `creatives` creatives, and a report over it. */
 async function oneDayReport(t: TestApp, org: string, creatives: number) {
-  await cli(t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', String(creatives), '--days', '1'], t.clock.now);
+  await cli(
+    t.db.sql,
+    ['generate', '--org', org, '--accounts', '1', '--campaigns', '2', '--creatives', String(creatives), '--days', '1'],
+    t.clock.now,
+  );
   const [{ day }] = await t.db.sql`select max(day)::text as day from facts where organization_id = ${org}`;
   const [report] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics)
     values (${org}, 'One day', 'standard', 'USD', ${['impressions', 'spend']}) returning id`;
@@ -231,7 +304,13 @@ function endlessRows() {
   async function* batches() {
     for (let b = 0; ; b++) {
       // The creative grouping's cells: creativeId, creativeName, campaignId, then impressions and spend.
-      const batch = Array.from({ length: 5000 }, (_, i) => [`${b}-${i}-${Math.random()}`, `Creative ${b}/${i}`, 'c', Math.floor(Math.random() * 1e6), Math.random() * 1000]);
+      const batch = Array.from({ length: 5000 }, (_, i) => [
+        `${b}-${i}-${Math.random()}`,
+        `Creative ${b}/${i}`,
+        'c',
+        Math.floor(Math.random() * 1e6),
+        Math.random() * 1000,
+      ]);
       source.taken += batch.length;
       yield batch;
     }
@@ -239,10 +318,16 @@ function endlessRows() {
   return source;
 }
 
-for (const [ext, write] of [['csv', csvStream], ['xlsx', xlsxStream]] as const) {
+for (const [ext, write] of [
+  ['csv', csvStream],
+  ['xlsx', xlsxStream],
+] as const) {
   it(`a client that stops reading holds the ${ext} export back: the rows taken stay bounded`, async () => {
     const source = endlessRows();
-    const stream = write({ keys: DIMENSION_KEYS.creative, metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows }, { done() {}, cancel() {} });
+    const stream = write(
+      { keys: DIMENSION_KEYS.creative, metrics: ['impressions', 'spend'], displayNames: new Map(), rows: source.rows },
+      { done() {}, cancel() {} },
+    );
     const reader = stream.getReader();
     await reader.read();
     // The pipeline fills its buffers, then stops taking rows: wait until a half-second passes with none taken (on a
@@ -269,51 +354,90 @@ filters.before(async (ctx) => {
   const { org, token } = await tenant(ctx.t);
   Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org));
   // Names holding what SQL text would read: quotes, a backslash, a parameter marker, comment markers, a percent.
-  await importCsv(ctx.t, org, `${HEADER}\n2026-01-09,google-ads,G1,Google US,USD,C5,O'Brien \\ $6 */ -- 100%,K5,O'Brien's cut,image,10,1,1,0,0,0,0`);
+  await importCsv(
+    ctx.t,
+    org,
+    `${HEADER}\n2026-01-09,google-ads,G1,Google US,USD,C5,O'Brien \\ $6 */ -- 100%,K5,O'Brien's cut,image,10,1,1,0,0,0,0`,
+  );
 });
 filters.after(async (ctx) => ctx.t.close());
 
-for (const [grouping, filter] of [['campaign', "O'Brien"], ['campaign', '\\ $6'], ['campaign', '*/ --'], ['campaign', '100%'], ['creative', "'s cut"], ['creative', 'o\'b']]) {
-  filters(`nameFilter ${JSON.stringify(filter)}: the CSV export keeps exactly the data endpoint's rows (${grouping})`, (ctx) =>
-    csvEqualsData(ctx, `${Q}&groupBy=${grouping}&nameFilter=${encodeURIComponent(filter)}`));
+for (const [grouping, filter] of [
+  ['campaign', "O'Brien"],
+  ['campaign', '\\ $6'],
+  ['campaign', '*/ --'],
+  ['campaign', '100%'],
+  ['creative', "'s cut"],
+  ['creative', "o'b"],
+]) {
+  filters(
+    `nameFilter ${JSON.stringify(filter)}: the CSV export keeps exactly the data endpoint's rows (${grouping})`,
+    (ctx) => csvEqualsData(ctx, `${Q}&groupBy=${grouping}&nameFilter=${encodeURIComponent(filter)}`),
+  );
 }
 
-filters('the name filter is bound as a parameter, never written into the text of a statement (COPY takes none)', async () => {
-  const texts: string[] = [];
-  const spied = new WeakSet<object>();
-  let pool: ExclusivePool | undefined;
-  const heavy: ExclusivePool = {
-    async lend(signal) {
-      const lent = await pool!.lend(signal);
-      if (!spied.has(lent)) {
-        spied.add(lent);
-        const unsafe = lent.sql.unsafe.bind(lent.sql);
-        lent.sql.unsafe = ((text: string, ...rest: never[]) => (texts.push(text), unsafe(text, ...rest))) as typeof unsafe;
-      }
-      return lent;
-    },
-    giveBack: (lent, clean) => pool!.giveBack(lent, clean),
-    close: () => pool!.close(),
-    stats: () => pool!.stats(),
-  };
-  const t = await testApp({ env: { TOKEN_TTL_S: '86400' }, heavy });
-  pool = exclusivePool(() => connectionOptionsOf(t.db.sql), 2, async () => {}, 10_000);
-  try {
-    const { org, token } = await tenant(t);
-    const { report } = await fixtureReport(t, org);
-    const filter = 'Alpha, "the';
-    const res = await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign&nameFilter=${encodeURIComponent(filter)}`, bearer(token));
-    const [, ...rows] = await csvOf(res);
-    assert.equal(rows.map((r) => r[1]), ['Alpha, "the" first']);
-    assert.ok(texts.some((text) => /report-data-campaign|from report_campaign_facts/.test(text)), "the export ran the grouping's query");
-    for (const text of texts) assert.not.ok(/Alpha|\\x41\\x6c/i.test(text), `the filter is in no statement's text, as itself or escaped: ${text.slice(0, 80)}`);
-    // Without a filter the same export is a COPY, whose text holds every parameter written in.
-    await (await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign`, bearer(token))).text();
-    assert.ok(texts.some((text) => /\bcopy \(/.test(text)), 'an export without a filter is a COPY');
-  } finally {
-    await t.close();
-    await pool.close();
-  }
-});
+filters(
+  'the name filter is bound as a parameter, never written into the text of a statement (COPY takes none)',
+  async () => {
+    const texts: string[] = [];
+    const spied = new WeakSet<object>();
+    let pool: ExclusivePool | undefined;
+    const heavy: ExclusivePool = {
+      async lend(signal) {
+        const lent = await pool!.lend(signal);
+        if (!spied.has(lent)) {
+          spied.add(lent);
+          const unsafe = lent.sql.unsafe.bind(lent.sql);
+          lent.sql.unsafe = ((text: string, ...rest: never[]) => (
+            texts.push(text), unsafe(text, ...rest)
+          )) as typeof unsafe;
+        }
+        return lent;
+      },
+      giveBack: (lent, clean) => pool!.giveBack(lent, clean),
+      close: () => pool!.close(),
+      stats: () => pool!.stats(),
+    };
+    const t = await testApp({ env: { TOKEN_TTL_S: '86400' }, heavy });
+    pool = exclusivePool(
+      () => connectionOptionsOf(t.db.sql),
+      2,
+      async () => {},
+      10_000,
+    );
+    try {
+      const { org, token } = await tenant(t);
+      const { report } = await fixtureReport(t, org);
+      const filter = 'Alpha, "the';
+      const res = await t.fetch(
+        `/v1/reports/${report}/export.csv?${Q}&groupBy=campaign&nameFilter=${encodeURIComponent(filter)}`,
+        bearer(token),
+      );
+      const [, ...rows] = await csvOf(res);
+      assert.equal(
+        rows.map((r) => r[1]),
+        ['Alpha, "the" first'],
+      );
+      assert.ok(
+        texts.some((text) => /report-data-campaign|from report_campaign_facts/.test(text)),
+        "the export ran the grouping's query",
+      );
+      for (const text of texts)
+        assert.not.ok(
+          /Alpha|\\x41\\x6c/i.test(text),
+          `the filter is in no statement's text, as itself or escaped: ${text.slice(0, 80)}`,
+        );
+      // Without a filter the same export is a COPY, whose text holds every parameter written in.
+      await (await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign`, bearer(token))).text();
+      assert.ok(
+        texts.some((text) => /\bcopy \(/.test(text)),
+        'an export without a filter is a COPY',
+      );
+    } finally {
+      await t.close();
+      await pool.close();
+    }
+  },
+);
 
 filters.run();

@@ -19,12 +19,22 @@ const it = suite<Ctx>('exports equal the data');
 it.before(async (ctx) => {
   const t = (ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '8' } }));
   const org = await createOrg(t.db.sql, { currency: 'USD' });
-  const { report, google, meta } = await fixtureReport(t, org, { metrics: ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'cpc', 'roas', 'video_views', 'per_view'] });
+  const { report, google, meta } = await fixtureReport(t, org, {
+    metrics: ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'cpc', 'roas', 'video_views', 'per_view'],
+  });
   // A CHF account without rates: its money is null wherever it is summed.
-  const out = await importCsv(t, org, [HEADER, '2026-01-06,linkedin-ads,L1,=Franc +1,CHF,C9,"@Swiss ""quoted""",K9,Swiss image,image,700,7,70,1,10,0,0'].join('\n'));
+  const out = await importCsv(
+    t,
+    org,
+    [
+      HEADER,
+      '2026-01-06,linkedin-ads,L1,=Franc +1,CHF,C9,"@Swiss ""quoted""",K9,Swiss image,image,700,7,70,1,10,0,0',
+    ].join('\n'),
+  );
   assert.is(out.code, 0, out.stderr);
   const [chf] = await t.db.sql`select id from ad_accounts where organization_id = ${org} and currency = 'CHF'`;
-  await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${report}, ${chf.id})`;
+  await t.db
+    .sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${report}, ${chf.id})`;
   await t.db.sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
     values (${org}, 'per_view', 'Spend per view', 'money', 'currency', 'spend / video_views')`;
   ctx.token = await getToken(t, await createClient(t.db.sql, org));
@@ -33,7 +43,18 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-const METRICS = ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'cpc', 'roas', 'video_views', 'per_view'];
+const METRICS = [
+  'impressions',
+  'clicks',
+  'spend',
+  'conversions',
+  'cpa',
+  'ctr',
+  'cpc',
+  'roas',
+  'video_views',
+  'per_view',
+];
 const DAYS = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-02-10'];
 
 /** RFC 4180 records of a CSV text. */
@@ -59,7 +80,12 @@ function csvRecords(text: string): string[][] {
 /** A text cell as CSV guards it against formulas (OWASP): a leading ' before = + - @ tab CR. */
 const guarded = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
 
-it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets', async ({ t, token, report, accounts }) => {
+it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets', async ({
+  t,
+  token,
+  report,
+  accounts,
+}) => {
   const params = fc.record({
     groupBy: fc.constantFrom('total', 'campaign', 'month', 'ad-account', 'video', 'creative'),
     metrics: fc.subarray(METRICS, { minLength: 1 }),
@@ -72,7 +98,12 @@ it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets',
   });
   await fc.assert(
     fc.asyncProperty(params, async (p) => {
-      const q = new URLSearchParams({ groupBy: p.groupBy, dateFrom: p.range[0], dateTo: p.range[1], metrics: p.metrics.join(',') });
+      const q = new URLSearchParams({
+        groupBy: p.groupBy,
+        dateFrom: p.range[0],
+        dateTo: p.range[1],
+        metrics: p.metrics.join(','),
+      });
       if (p.sort !== null && ['campaign', 'video', 'creative'].includes(p.groupBy)) {
         q.set('sort', p.metrics[p.sort % p.metrics.length]);
         q.set('sortDesc', String(p.sortDesc));
@@ -85,17 +116,21 @@ it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets',
       assert.is(dataRes.status, 200, q.toString());
       const data = await dataRes.json();
       const keys = [...(q.has('interval') ? [p.interval!] : []), ...DIMENSION_KEYS[p.groupBy as Grouping]];
-      const expected = data.rows.map((row: { dimensions: Record<string, unknown>; metrics: Record<string, number | null> }) => [
-        ...keys.map((key) => row.dimensions[key]),
-        ...data.metrics.map((m: string) => row.metrics[m]),
-      ]);
+      const expected = data.rows.map(
+        (row: { dimensions: Record<string, unknown>; metrics: Record<string, number | null> }) => [
+          ...keys.map((key) => row.dimensions[key]),
+          ...data.metrics.map((m: string) => row.metrics[m]),
+        ],
+      );
 
       const csv = csvRecords(await (await get('export.csv')).text());
       assert.equal(csv[0], [...keys, ...data.metrics], `${q}: CSV header`);
-      const csvCells = csv.slice(1).map((record) =>
-        record.map((cell, i) => (i < keys.length ? cell : cell === '' ? null : Number(cell))),
+      const csvCells = csv
+        .slice(1)
+        .map((record) => record.map((cell, i) => (i < keys.length ? cell : cell === '' ? null : Number(cell))));
+      const csvExpected = expected.map((row: unknown[]) =>
+        row.map((v, i) => (i < keys.length ? (v === null ? '' : guarded(String(v))) : v)),
       );
-      const csvExpected = expected.map((row: unknown[]) => row.map((v, i) => (i < keys.length ? (v === null ? '' : guarded(String(v))) : v)));
       assert.equal(csvCells, csvExpected, `${q}: CSV`);
 
       const xlsxBytes = Buffer.from(await (await get('export.xlsx')).arrayBuffer());
@@ -105,12 +140,21 @@ it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets',
         while (cells.length < data.metrics.length + keys.length) cells.push(null);
         return cells;
       });
-      const xlsxExpected = expected.map((row: unknown[]) => row.map((v, i) => (i < keys.length && v === '' ? null : v)));
+      const xlsxExpected = expected.map((row: unknown[]) =>
+        row.map((v, i) => (i < keys.length && v === '' ? null : v)),
+      );
       // A row whose every cell is empty is kept in the file, but the reader leaves such rows out at the end.
-      while (xlsxCells.length < xlsxExpected.length && xlsxExpected[xlsxCells.length].every((v: unknown) => v === null)) {
+      while (
+        xlsxCells.length < xlsxExpected.length &&
+        xlsxExpected[xlsxCells.length].every((v: unknown) => v === null)
+      ) {
         xlsxCells.push(xlsxExpected[xlsxCells.length]);
       }
-      assert.equal(xlsxCells, xlsxExpected, `${q}: XLSX ${JSON.stringify(sheet)} against ${JSON.stringify(xlsxExpected)}`);
+      assert.equal(
+        xlsxCells,
+        xlsxExpected,
+        `${q}: XLSX ${JSON.stringify(sheet)} against ${JSON.stringify(xlsxExpected)}`,
+      );
     }),
     { numRuns: Number(process.env.FUZZ_RUNS) || 40 },
   );

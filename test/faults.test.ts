@@ -16,9 +16,12 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-const typeOf = async (res: Response) => `${res.status} ${res.headers.get('content-type')?.includes('problem') ? (await res.json()).type.split('/').pop() : (await res.text())}`;
+const typeOf = async (res: Response) =>
+  `${res.status} ${res.headers.get('content-type')?.includes('problem') ? (await res.json()).type.split('/').pop() : await res.text()}`;
 
-it('the database gone: 503 rate-limiter-unavailable (never an unmetered 200), health 503, /v1/me 200; back without a restart', async ({ t }) => {
+it('the database gone: 503 rate-limiter-unavailable (never an unmetered 200), health 503, /v1/me 200; back without a restart', async ({
+  t,
+}) => {
   const { token } = await tenant(t);
   const proxy = await tcpProxy(t.db.url);
   const db = await openDatabase({ databaseUrl: proxy.url, max: 2 });
@@ -56,12 +59,20 @@ it('the database frozen: requests end by the deadline with a 503, never hang', a
   const { token } = await tenant(t);
   const proxy = await tcpProxy(t.db.url);
   const db = await openDatabase({ databaseUrl: proxy.url, max: 2 });
-  const app = createApp({ sql: db.sql, config: { ...t.config, requestDeadlineMs: 800 }, clock: () => t.clock.now, log: () => {} });
+  const app = createApp({
+    sql: db.sql,
+    config: { ...t.config, requestDeadlineMs: 800 },
+    clock: () => t.clock.now,
+    log: () => {},
+  });
   try {
     assert.is((await app(new Request(`${BASE}/v1/reports`, bearer(token)))).status, 200);
     proxy.set('stall');
     const started = Date.now();
-    const [reports, health] = await Promise.all([app(new Request(`${BASE}/v1/reports`, bearer(token))), app(new Request(`${BASE}/v1/health`))]);
+    const [reports, health] = await Promise.all([
+      app(new Request(`${BASE}/v1/reports`, bearer(token))),
+      app(new Request(`${BASE}/v1/health`)),
+    ]);
     assert.ok(Date.now() - started < 5000, 'answered within the deadline and health timeout');
     assert.is(await typeOf(reports), '503 request-timeout');
     assert.is(health.status, 503);
@@ -72,7 +83,9 @@ it('the database frozen: requests end by the deadline with a 503, never hang', a
   }
 });
 
-it('the token endpoint with the store down or frozen: 503 temporarily_unavailable, Retry-After, no-store, never a problem document', async ({ t }) => {
+it('the token endpoint with the store down or frozen: 503 temporarily_unavailable, Retry-After, no-store, never a problem document', async ({
+  t,
+}) => {
   const org = await createOrg(t.db.sql);
   const client = await createClient(t.db.sql, org);
   const fields = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret };
@@ -101,27 +114,60 @@ it('the token endpoint with the store down or frozen: 503 temporarily_unavailabl
 });
 
 it('the token endpoint past the request deadline answers in RFC 6749 form, not a problem document', async ({ t }) => {
-  const app = createApp({ sql: t.db.sql, config: { ...t.config, requestDeadlineMs: 300 }, clock: () => t.clock.now, log: () => {} });
+  const app = createApp({
+    sql: t.db.sql,
+    config: { ...t.config, requestDeadlineMs: 300 },
+    clock: () => t.clock.now,
+    log: () => {},
+  });
   // A body that never finishes arriving.
-  const body = new ReadableStream({ start(controller) { controller.enqueue(new TextEncoder().encode('grant_type=client')); } });
-  const res = await app(new Request(`${BASE}/api/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, duplex: 'half' } as RequestInit));
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('grant_type=client'));
+    },
+  });
+  const res = await app(
+    new Request(`${BASE}/api/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      duplex: 'half',
+    } as RequestInit),
+  );
   assert.is(res.status, 503);
   assert.is(res.headers.get('cache-control'), 'no-store');
   assert.is((await res.json()).error, 'temporarily_unavailable');
   await app.close();
 });
 
-it('a query held past the deadline answers request-timeout and frees its connection for the next request', async ({ t }) => {
-  if (skipped(!onPostgres, 'faults', `a query held past the deadline answers request-timeout and frees its connection for the next request`, 'needs PostgreSQL: the embedded database cannot cancel a running query')) return;
+it('a query held past the deadline answers request-timeout and frees its connection for the next request', async ({
+  t,
+}) => {
+  if (
+    skipped(
+      !onPostgres,
+      'faults',
+      `a query held past the deadline answers request-timeout and frees its connection for the next request`,
+      'needs PostgreSQL: the embedded database cannot cancel a running query',
+    )
+  )
+    return;
   const { org, token } = await tenant(t);
   const { report } = await fixtureReport(t, org);
   const db = await openDatabase({ databaseUrl: t.db.url, max: 1 });
-  const app = createApp({ sql: db.sql, config: { ...t.config, requestDeadlineMs: 300 }, clock: () => t.clock.now, log: () => {} });
+  const app = createApp({
+    sql: db.sql,
+    config: { ...t.config, requestDeadlineMs: 300 },
+    clock: () => t.clock.now,
+    log: () => {},
+  });
   const blocker = await t.db.sql.reserve();
   try {
     await blocker`begin`;
     await blocker.unsafe(LOCK_FACTS);
-    const data = await app(new Request(`${BASE}/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token)));
+    const data = await app(
+      new Request(`${BASE}/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token)),
+    );
     assert.is(await typeOf(data), '503 request-timeout');
     // The pool has one connection: this answers only if the cancelled query gave it back.
     const next = await app(new Request(`${BASE}/v1/reports`, bearer(token)));

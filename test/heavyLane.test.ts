@@ -18,7 +18,10 @@ it('with its one place taken by an open download: a 304 is still answered, data 
   const data = `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`;
   const etag = (await t.fetch(data, bearer(token))).headers.get('etag')!;
   // A download held open, unread: it keeps the client's one place until it ends.
-  const download = await t.fetch(`/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, bearer(token));
+  const download = await t.fetch(
+    `/v1/reports/${report}/export.csv?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`,
+    bearer(token),
+  );
   assert.is(download.status, 200);
   try {
     const cached = await t.fetch(data, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });

@@ -10,13 +10,31 @@ const it = suite<{ t: TestApp; token: string; report: string }>('heavy answers y
 it.before(async (ctx) => {
   ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
   const org = await createOrg(ctx.t.db.sql);
-  await cli(ctx.t.db.sql, ['generate', '--org', org, '--accounts', '1', '--campaigns', '20', '--creatives', '20000', '--days', '1'], ctx.t.clock.now);
+  await cli(
+    ctx.t.db.sql,
+    ['generate', '--org', org, '--accounts', '1', '--campaigns', '20', '--creatives', '20000', '--days', '1'],
+    ctx.t.clock.now,
+  );
   const yaml = JSON.stringify({
     metrics: [{ name: 'engagement', kind: 'percent', formula: '(clicks + video_views) / impressions * 100' }],
-    reports: [{ name: 'Big', kind: 'standard', currency: 'USD', adAccounts: ['meta-ads/gen-1'], metrics: ['impressions', 'clicks', 'spend', 'engagement'], groupings: ['creative'] }],
+    reports: [
+      {
+        name: 'Big',
+        kind: 'standard',
+        currency: 'USD',
+        adAccounts: ['meta-ads/gen-1'],
+        metrics: ['impressions', 'clicks', 'spend', 'engagement'],
+        groupings: ['creative'],
+      },
+    ],
   });
   const { runCommand } = await import('../src/cli/run.ts');
-  const out = await runCommand(['apply', '--org', org, '--file', 'r.yaml', '--json'], { sql: ctx.t.db.sql, now: ctx.t.clock.now, progress: () => {}, readText: async () => yaml });
+  const out = await runCommand(['apply', '--org', org, '--file', 'r.yaml', '--json'], {
+    sql: ctx.t.db.sql,
+    now: ctx.t.clock.now,
+    progress: () => {},
+    readText: async () => yaml,
+  });
   assert.is(out.code, 0, out.stderr);
   ctx.token = await getToken(ctx.t, await createClient(ctx.t.db.sql, org));
   ctx.report = (await ctx.t.db.sql`select id from reports where organization_id = ${org}`)[0].id;
@@ -45,7 +63,9 @@ async function turnsWhileReading(response: Response) {
 
 // A COPY's chunks arrive buffered, so only the CSV export would run them in one turn without the yield (a data answer
 // or an XLSX reads its cursor batches over the socket, a turn each anyway): the one shape a test here can fail on.
-for (const [what, path] of [['a sorted CSV export with a custom metric', 'export.csv?groupBy=creative&sort=engagement&sortDesc=true']] as const) {
+for (const [what, path] of [
+  ['a sorted CSV export with a custom metric', 'export.csv?groupBy=creative&sort=engagement&sortDesc=true'],
+] as const) {
   it(`${what}: the event loop turns between its chunks`, async ({ t, token, report }) => {
     const day = new Date(t.clock.now - 86_400_000).toISOString().slice(0, 10);
     const res = await t.fetch(`/v1/reports/${report}/${path}&dateFrom=${day}&dateTo=${day}`, bearer(token));

@@ -35,7 +35,9 @@ const problemOf = (text: string) => {
   return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), head, body: JSON.parse(body) };
 };
 
-it('a URL, one header or many headers over 16 KB: 400 invalid-parameter naming what was too long, connection closed', async ({ server }) => {
+it('a URL, one header or many headers over 16 KB: 400 invalid-parameter naming what was too long, connection closed', async ({
+  server,
+}) => {
   const many = Array.from({ length: 400 }, (_, i) => `X-Header-${i}: ${'c'.repeat(50)}\r\n`).join('');
   for (const [request, named] of [
     [`GET /v1/reports?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, /request line/],
@@ -72,9 +74,12 @@ it('a request that is not HTTP at all: 400 invalid-parameter, connection closed'
   assert.ok(closed);
 });
 
-it('a token request declaring 100 MB is refused at once without being read, and its connection closed', async ({ server }) => {
+it('a token request declaring 100 MB is refused at once without being read, and its connection closed', async ({
+  server,
+}) => {
   const started = Date.now();
-  const head = 'POST /api/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 104857600\r\n\r\ngrant_type=client_credentials';
+  const head =
+    'POST /api/connect/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 104857600\r\n\r\ngrant_type=client_credentials';
   const { text, closed } = await exchange(server, head);
   assert.ok(closed, 'the server closed the connection instead of reading 100 MB');
   assert.ok(Date.now() - started < 3000);

@@ -21,8 +21,11 @@ it.before(async (ctx) => {
 it.after(async (ctx) => ctx.t.close());
 
 const counts = async (t: TestApp) =>
-  (await t.db.sql`select (select count(*) from facts)::int as facts, (select count(*) from ad_accounts)::int as accounts,
-    (select count(*) from campaigns)::int as campaigns, (select count(*) from creatives)::int as creatives`)[0];
+  (
+    await t.db
+      .sql`select (select count(*) from facts)::int as facts, (select count(*) from ad_accounts)::int as accounts,
+    (select count(*) from campaigns)::int as campaigns, (select count(*) from creatives)::int as creatives`
+  )[0];
 
 it('a good file loads accounts, campaigns, creatives and facts, names and all', async ({ t, org }) => {
   const out = await importCsv(t, org, FIXTURE_CSV);
@@ -31,30 +34,53 @@ it('a good file loads accounts, campaigns, creatives and facts, names and all', 
   assert.is(printed.rows, 6);
   // No rates are loaded: the EUR account's money cannot be converted yet, and the import says so
   // (docs/decisions.md §11).
-  assert.equal(printed.warnings.map((w: string) => w.slice(0, 30)), ['EUR has no exchange rate but m']);
+  assert.equal(
+    printed.warnings.map((w: string) => w.slice(0, 30)),
+    ['EUR has no exchange rate but m'],
+  );
   assert.match(out.stderr, /^readout: warning: EUR has no exchange rate/);
   const [campaign] = await t.db.sql`select name from campaigns where organization_id = ${org} and external_id = 'C1'`;
   assert.is(campaign.name, 'Alpha, "the" first');
-  const fetched = await t.db.sql`select count(*)::int as n from ad_accounts where organization_id = ${org} and last_fetched_at is not null`;
+  const fetched = await t.db
+    .sql`select count(*)::int as n from ad_accounts where organization_id = ${org} and last_fetched_at is not null`;
   assert.is(fetched[0].n, 2, 'freshness marked');
 });
 
 it('importing a day again replaces its numbers rather than adding to them', async ({ t, org }) => {
-  const again = [HEADER, '2026-01-05,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,7,1,2,0,0,0,0'].join('\n');
+  const again = [HEADER, '2026-01-05,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,7,1,2,0,0,0,0'].join(
+    '\n',
+  );
   assert.is((await importCsv(t, org, again)).code, 0);
-  const [row] = await t.db.sql`select f.impressions from facts f join creatives c on c.id = f.creative_id where c.external_id = 'K2' and f.day = '2026-01-05'`;
+  const [row] = await t.db
+    .sql`select f.impressions from facts f join creatives c on c.id = f.creative_id where c.external_id = 'K2' and f.day = '2026-01-05'`;
   assert.is(Number(row.impressions), 7);
 });
 
 const badFiles: [string, string, RegExp][] = [
   ['a wrong header', 'date,platform\n2026-01-01,google-ads', /line 1: the header/],
-  ['a bad date on line 3', `${HEADER}\n${FIXTURE_CSV.split('\n')[1]}\n2026-02-30${FIXTURE_CSV.split('\n')[1].slice(10)}`, /line 3: date/],
+  [
+    'a bad date on line 3',
+    `${HEADER}\n${FIXTURE_CSV.split('\n')[1]}\n2026-02-30${FIXTURE_CSV.split('\n')[1].slice(10)}`,
+    /line 3: date/,
+  ],
   ['an unknown platform', `${HEADER}\n2026-01-01,myspace,A,A,USD,C,C,K,K,image,1,1,1,0,0,0,0`, /line 2: platform/],
   ['a negative count', `${HEADER}\n2026-01-01,google-ads,A,A,USD,C,C,K,K,image,-1,1,1,0,0,0,0`, /line 2: impressions/],
   ['a missing field', `${HEADER}\n2026-01-01,google-ads,A,A,USD,C,C,K,K,image,1,1,1,0,0,0`, /line 2: has 16 fields/],
-  ['an unclosed quote', `${HEADER}\n2026-01-01,google-ads,"A,A,USD,C,C,K,K,image,1,1,1,0,0,0,0`, /line 2: a quoted field/],
-  ['one account in two currencies', `${HEADER}\n2026-01-01,google-ads,A,A,USD,C,C,K,K,image,1,1,1,0,0,0,0\n2026-01-02,google-ads,A,A,EUR,C,C,K,K,image,1,1,1,0,0,0,0`, /line 3: account A/],
-  ['a currency that contradicts the existing account', `${HEADER}\n2026-03-01,meta-ads,M1,Meta EU,USD,C1,x,K1,x,video,1,1,1,0,0,0,0`, /line 2: the ad account is in EUR/],
+  [
+    'an unclosed quote',
+    `${HEADER}\n2026-01-01,google-ads,"A,A,USD,C,C,K,K,image,1,1,1,0,0,0,0`,
+    /line 2: a quoted field/,
+  ],
+  [
+    'one account in two currencies',
+    `${HEADER}\n2026-01-01,google-ads,A,A,USD,C,C,K,K,image,1,1,1,0,0,0,0\n2026-01-02,google-ads,A,A,EUR,C,C,K,K,image,1,1,1,0,0,0,0`,
+    /line 3: account A/,
+  ],
+  [
+    'a currency that contradicts the existing account',
+    `${HEADER}\n2026-03-01,meta-ads,M1,Meta EU,USD,C1,x,K1,x,video,1,1,1,0,0,0,0`,
+    /line 2: the ad account is in EUR/,
+  ],
   ['an empty file', '', /empty/],
 ];
 for (const [what, csv, message] of badFiles) {
@@ -83,21 +109,53 @@ it('an unreadable file is a clear error', async ({ t, org }) => {
   assert.match(out.stderr, /cannot read \/nope.csv \(ENOENT\)/);
 });
 
-it('columns in any order, and an optional campaign_status: set when given, kept when a later file has none', async ({ t }) => {
+it('columns in any order, and an optional campaign_status: set when given, kept when a later file has none', async ({
+  t,
+}) => {
   const org = await createOrg(t.db.sql, { name: 'Statuses' });
   const columns = ['campaign_status', ...[...IMPORT_COLUMNS].reverse()];
   const line = (values: Record<string, string>) => columns.map((c) => values[c] ?? values.default).join(',');
-  const base = { date: '2026-01-05', platform: 'meta-ads', account_id: 'A1', account_name: 'A', currency: 'EUR', campaign_name: 'C', creative_id: 'K', creative_name: 'K', format: 'image', default: '1' };
-  const csv = [columns.join(','), line({ ...base, campaign_id: 'P', campaign_status: 'paused' }), line({ ...base, campaign_id: 'R', campaign_status: 'archived' }), line({ ...base, campaign_id: 'Q', campaign_status: 'active' })].join('\n');
+  const base = {
+    date: '2026-01-05',
+    platform: 'meta-ads',
+    account_id: 'A1',
+    account_name: 'A',
+    currency: 'EUR',
+    campaign_name: 'C',
+    creative_id: 'K',
+    creative_name: 'K',
+    format: 'image',
+    default: '1',
+  };
+  const csv = [
+    columns.join(','),
+    line({ ...base, campaign_id: 'P', campaign_status: 'paused' }),
+    line({ ...base, campaign_id: 'R', campaign_status: 'archived' }),
+    line({ ...base, campaign_id: 'Q', campaign_status: 'active' }),
+  ].join('\n');
   const out = await importCsv(t, org, csv);
   assert.is(out.code, 0, out.stderr);
-  const statuses = async () => Object.fromEntries((await t.db.sql`select external_id, status from campaigns where organization_id = ${org}`).map((c) => [c.external_id, c.status]));
+  const statuses = async () =>
+    Object.fromEntries(
+      (await t.db.sql`select external_id, status from campaigns where organization_id = ${org}`).map((c) => [
+        c.external_id,
+        c.status,
+      ]),
+    );
   assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active' });
   // Without the column a campaign keeps its status; a new one is active.
-  const again = await importCsv(t, org, `${HEADER}\n2026-01-06,meta-ads,A1,A,EUR,P,C,K,K,image,1,1,1,0,0,0,0\n2026-01-06,meta-ads,A1,A,EUR,N,C,K,K,image,1,1,1,0,0,0,0`);
+  const again = await importCsv(
+    t,
+    org,
+    `${HEADER}\n2026-01-06,meta-ads,A1,A,EUR,P,C,K,K,image,1,1,1,0,0,0,0\n2026-01-06,meta-ads,A1,A,EUR,N,C,K,K,image,1,1,1,0,0,0,0`,
+  );
   assert.is(again.code, 0, again.stderr);
   assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active', N: 'active' });
-  const bad = await importCsv(t, org, [columns.join(','), line({ ...base, campaign_id: 'P', campaign_status: 'running' })].join('\n'));
+  const bad = await importCsv(
+    t,
+    org,
+    [columns.join(','), line({ ...base, campaign_id: 'P', campaign_status: 'running' })].join('\n'),
+  );
   assert.is(bad.code, 2);
   assert.match(bad.stderr, /line 2: campaign_status "running" is not one of active, paused, archived/);
   assert.equal(await statuses(), { P: 'paused', R: 'archived', Q: 'active', N: 'active' });
@@ -107,7 +165,10 @@ it('columns in any order, and an optional campaign_status: set when given, kept 
 
 it('a file read a chunk at a time: progress on stderr past a second, and the same rows', async ({ t }) => {
   const org = await createOrg(t.db.sql, { name: 'Slow' });
-  const lines = Array.from({ length: 300 }, (_, i) => `2026-01-05,meta-ads,A1,A,EUR,C${i},Ça ${i},K${i},K,image,1,1,1,0,0,0,0`);
+  const lines = Array.from(
+    { length: 300 },
+    (_, i) => `2026-01-05,meta-ads,A1,A,EUR,C${i},Ça ${i},K${i},K,image,1,1,1,0,0,0,0`,
+  );
   const bytes = new TextEncoder().encode([HEADER, ...lines].join('\n'));
   const progress: string[] = [];
   const out = await runCommand(['import', '--org', org, '--file', 'slow.csv', '--json'], {
@@ -125,23 +186,40 @@ it('a file read a chunk at a time: progress on stderr past a second, and the sam
   });
   assert.is(out.code, 0, out.stderr);
   assert.is(JSON.parse(out.stdout).rows, 300);
-  assert.ok(progress.some((line) => /^import: [\d,]+ rows read, [\d,]+ rows\/s$/.test(line)), progress.join('|'));
-  const [named] = await t.db.sql`select count(*)::int as n from campaigns where organization_id = ${org} and name like 'Ça %'`;
+  assert.ok(
+    progress.some((line) => /^import: [\d,]+ rows read, [\d,]+ rows\/s$/.test(line)),
+    progress.join('|'),
+  );
+  const [named] = await t.db
+    .sql`select count(*)::int as n from campaigns where organization_id = ${org} and name like 'Ça %'`;
   assert.is(named.n, 300);
 });
 
 it('a real process reads standard input, gzip unpacked as it comes', async () => {
   const dir = temporaryDir();
   const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<string, string>;
+  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<
+    string,
+    string
+  >;
   delete env.TEST_DATABASE_URL;
   try {
     const [cmd, base] = ['node', ['--import', 'tsx', 'src/cli.ts']];
-    const org = JSON.parse(spawnSync(cmd, [...base, 'org', 'create', '--name', 'Piped', '--json'], { env, encoding: 'utf8' }).stdout).organizationId;
-    const out = spawnSync(cmd, [...base, 'import', '--org', org, '--file', '-', '--json'], { env, encoding: 'utf8', input: gzipSync(FIXTURE_CSV) });
+    const org = JSON.parse(
+      spawnSync(cmd, [...base, 'org', 'create', '--name', 'Piped', '--json'], { env, encoding: 'utf8' }).stdout,
+    ).organizationId;
+    const out = spawnSync(cmd, [...base, 'import', '--org', org, '--file', '-', '--json'], {
+      env,
+      encoding: 'utf8',
+      input: gzipSync(FIXTURE_CSV),
+    });
     assert.is(out.status, 0, out.stderr);
     assert.is(JSON.parse(out.stdout).rows, FIXTURE_CSV.trim().split('\n').length - 1);
-    const notGzip = spawnSync(cmd, [...base, 'import', '--org', org, '--file', 'x.csv.gz'], { env, encoding: 'utf8', cwd: process.cwd() });
+    const notGzip = spawnSync(cmd, [...base, 'import', '--org', org, '--file', 'x.csv.gz'], {
+      env,
+      encoding: 'utf8',
+      cwd: process.cwd(),
+    });
     assert.is(notGzip.status, 2);
     assert.match(notGzip.stderr, /cannot read x\.csv\.gz \(ENOENT\)/);
   } finally {
@@ -153,13 +231,19 @@ it('a real process reads standard input, gzip unpacked as it comes', async () =>
 it('generate makes synthetic data at scale with progress lines, and a re-run adds nothing twice', async ({ t }) => {
   const org = await createOrg(t.db.sql, { name: 'Synthetic' });
   const lines: string[] = [];
-  const run = () => runCommand(['generate', '--org', org, '--accounts', '2', '--campaigns', '5', '--days', '10', '--json'], {
-    sql: t.db.sql, now: t.clock.now, progress: (line) => lines.push(line),
-  });
+  const run = () =>
+    runCommand(['generate', '--org', org, '--accounts', '2', '--campaigns', '5', '--days', '10', '--json'], {
+      sql: t.db.sql,
+      now: t.clock.now,
+      progress: (line) => lines.push(line),
+    });
   const out = await run();
   assert.is(out.code, 0, out.stderr);
   assert.equal(JSON.parse(out.stdout), { rows: 25 * 10 });
-  assert.ok(lines.some((l) => /10\/10 days/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /10\/10 days/.test(l)),
+    lines.join('\n'),
+  );
   const second = await run();
   assert.equal(JSON.parse(second.stdout), { rows: 0 });
   const [n] = await t.db.sql`select count(*)::int as accounts from ad_accounts where organization_id = ${org}`;
@@ -169,22 +253,53 @@ it('generate makes synthetic data at scale with progress lines, and a re-run add
 it('generate --currencies puts the accounts in each currency in turn, and refuses a bad list', async ({ t }) => {
   const org = await createOrg(t.db.sql, { name: 'Several currencies' });
   const run = (currencies: string) =>
-    runCommand(['generate', '--org', org, '--accounts', '3', '--campaigns', '3', '--days', '2', '--currencies', currencies, '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {} });
-  for (const [list, message] of [['usd,EURO', /--currencies must list three-letter codes, got "EURO"/], ['USD,EUR,GBP,CHF', /more currencies than --accounts/]] as const) {
+    runCommand(
+      [
+        'generate',
+        '--org',
+        org,
+        '--accounts',
+        '3',
+        '--campaigns',
+        '3',
+        '--days',
+        '2',
+        '--currencies',
+        currencies,
+        '--json',
+      ],
+      { sql: t.db.sql, now: t.clock.now, progress: () => {} },
+    );
+  for (const [list, message] of [
+    ['usd,EURO', /--currencies must list three-letter codes, got "EURO"/],
+    ['USD,EUR,GBP,CHF', /more currencies than --accounts/],
+  ] as const) {
     const bad = await run(list);
     assert.is(bad.code, 2);
     assert.match(bad.stderr, message);
   }
-  assert.is((await t.db.sql`select count(*)::int as n from ad_accounts where organization_id = ${org}`)[0].n, 0, 'nothing written');
+  assert.is(
+    (await t.db.sql`select count(*)::int as n from ad_accounts where organization_id = ${org}`)[0].n,
+    0,
+    'nothing written',
+  );
   const out = await run('usd,EUR');
   assert.is(out.code, 0, out.stderr);
   const accounts = await t.db.sql`select name, currency from ad_accounts where organization_id = ${org} order by name`;
-  assert.equal(accounts.map((a) => a.currency), ['USD', 'EUR', 'USD']);
+  assert.equal(
+    accounts.map((a) => a.currency),
+    ['USD', 'EUR', 'USD'],
+  );
 });
 
 it('account connection sets the status, and refuses an unknown one', async ({ t, org }) => {
   const [account] = await t.db.sql`select id from ad_accounts where organization_id = ${org} limit 1`;
-  const run = (status: string) => runCommand(['account', 'connection', '--account', account.id, '--status', status, '--json'], { sql: t.db.sql, now: 0, progress: () => {} });
+  const run = (status: string) =>
+    runCommand(['account', 'connection', '--account', account.id, '--status', status, '--json'], {
+      sql: t.db.sql,
+      now: 0,
+      progress: () => {},
+    });
   assert.equal(JSON.parse((await run('expired')).stdout), { adAccountId: account.id, connectionStatus: 'expired' });
   const bad = await run('broken');
   assert.is(bad.code, 2);
@@ -192,43 +307,67 @@ it('account connection sets the status, and refuses an unknown one', async ({ t,
 });
 
 it('the CSV reader gives the same records however the bytes are cut into chunks', async () => {
-  const field = fc.stringMatching(/^[a-zé€,"\n\r ]{0,6}$/).map((v) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v));
-  const file = fc.tuple(fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 6 }), fc.constantFrom('\n', '\r\n'), fc.boolean());
+  const field = fc
+    .stringMatching(/^[a-zé€,"\n\r ]{0,6}$/)
+    .map((v) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v));
+  const file = fc.tuple(
+    fc.array(fc.array(field, { minLength: 1, maxLength: 4 }), { maxLength: 6 }),
+    fc.constantFrom('\n', '\r\n'),
+    fc.boolean(),
+  );
   await fc.assert(
-    fc.asyncProperty(file, fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }), async ([rows, eol, last], cuts) => {
-      const text = rows.map((r) => r.join(',')).join(eol) + (last ? eol : '');
-      const bytes = new TextEncoder().encode(text);
-      const whole = (() => {
-        try {
-          return [...readCsv(text)];
-        } catch (error) {
-          return (error as Error).message;
+    fc.asyncProperty(
+      file,
+      fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 20 }),
+      async ([rows, eol, last], cuts) => {
+        const text = rows.map((r) => r.join(',')).join(eol) + (last ? eol : '');
+        const bytes = new TextEncoder().encode(text);
+        const whole = (() => {
+          try {
+            return [...readCsv(text)];
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })();
+        const chunked = await (async () => {
+          const out = [];
+          try {
+            let at = 0;
+            let n = 0;
+            const chunks = async function* () {
+              while (at < bytes.length) yield bytes.subarray(at, (at += cuts[n++ % cuts.length]));
+            };
+            for await (const record of readCsvStream(chunks())) out.push(record);
+            return out;
+          } catch (error) {
+            return (error as Error).message;
+          }
+        })();
+        assert.equal(chunked, whole);
+        // The records are csv-parse's own, each numbered by the line it starts on.
+        if (typeof whole !== 'string') {
+          assert.equal(
+            whole.map((r) => r.fields),
+            parse(text, { skip_empty_lines: true, relax_column_count: true }),
+          );
+          const starts = whole.map((r, i) =>
+            i === 0 ? r.line : r.line - whole[i - 1].line - (whole[i - 1].fields.join().match(/\n/g)?.length ?? 0),
+          );
+          assert.ok(
+            starts.every((step) => step >= 1),
+            JSON.stringify(whole),
+          );
+          const lines = text.split(/\r?\n/);
+          for (const r of whole)
+            assert.ok(
+              lines[r.line - 1].startsWith(r.fields[0].split(/\r?\n/)[0]) ||
+                r.fields[0].length === 0 ||
+                lines[r.line - 1].startsWith('"'),
+              `${JSON.stringify(text)} ${JSON.stringify(r)}`,
+            );
         }
-      })();
-      const chunked = await (async () => {
-        const out = [];
-        try {
-          let at = 0;
-          let n = 0;
-          const chunks = async function* () {
-            while (at < bytes.length) yield bytes.subarray(at, (at += cuts[n++ % cuts.length]));
-          };
-          for await (const record of readCsvStream(chunks())) out.push(record);
-          return out;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      })();
-      assert.equal(chunked, whole);
-      // The records are csv-parse's own, each numbered by the line it starts on.
-      if (typeof whole !== 'string') {
-        assert.equal(whole.map((r) => r.fields), parse(text, { skip_empty_lines: true, relax_column_count: true }));
-        const starts = whole.map((r, i) => (i === 0 ? r.line : r.line - whole[i - 1].line - (whole[i - 1].fields.join().match(/\n/g)?.length ?? 0)));
-        assert.ok(starts.every((step) => step >= 1), JSON.stringify(whole));
-        const lines = text.split(/\r?\n/);
-        for (const r of whole) assert.ok(lines[r.line - 1].startsWith(r.fields[0].split(/\r?\n/)[0]) || r.fields[0].length === 0 || lines[r.line - 1].startsWith('"'), `${JSON.stringify(text)} ${JSON.stringify(r)}`);
-      }
-    }),
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -15,7 +15,11 @@ const it = suite<Fixture>('rows a period at a time');
 it.before(async (ctx) => {
   ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } });
   const { org, token } = await tenant(ctx.t);
-  Object.assign(ctx, { org, token }, await fixtureReport(ctx.t, org, { metrics: ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr'] }));
+  Object.assign(
+    ctx,
+    { org, token },
+    await fixtureReport(ctx.t, org, { metrics: ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr'] }),
+  );
 });
 it.after(async (ctx) => ctx.t.close());
 
@@ -42,7 +46,10 @@ it('interval=day adds a day key first, and orders rows by day, then as the group
   );
   assert.equal(Object.keys(rows[0].dimensions), ['day', 'campaignId', 'campaignName', 'adAccountId', 'externalId']);
   // 100 EUR a day at 1.1, 1.1 (the 5th's rate carried) and 1.2: each day at its own rate.
-  assert.equal(rows.filter((r) => r.dimensions.campaignName.startsWith('Alpha')).map((r) => round(r.metrics.spend)), [110, 110, 120]);
+  assert.equal(
+    rows.filter((r) => r.dimensions.campaignName.startsWith('Alpha')).map((r) => round(r.metrics.spend)),
+    [110, 110, 120],
+  );
 });
 
 it('a day grouping summed per campaign equals groupBy=campaign over the same range', async (ctx) => {
@@ -53,39 +60,53 @@ it('a day grouping summed per campaign equals groupBy=campaign over the same ran
     const sums = new Map<string, Record<string, number>>();
     for (const row of days) {
       const sum = sums.get(key(row)) ?? {};
-      for (const name of ['impressions', 'clicks', 'spend', 'conversions']) sum[name] = (sum[name] ?? 0) + (row.metrics[name] as number);
+      for (const name of ['impressions', 'clicks', 'spend', 'conversions'])
+        sum[name] = (sum[name] ?? 0) + (row.metrics[name] as number);
       sums.set(key(row), sum);
     }
     for (const row of whole) {
       if (grouping === 'total' && row.metrics.impressions === 0) continue;
       const sum = sums.get(key(row));
       assert.ok(sum, `${grouping}: ${key(row)} has day rows`);
-      for (const name of ['impressions', 'clicks', 'spend', 'conversions']) assert.is(round(sum[name]), round(row.metrics[name]), `${grouping} ${name}`);
+      for (const name of ['impressions', 'clicks', 'spend', 'conversions'])
+        assert.is(round(sum[name]), round(row.metrics[name]), `${grouping} ${name}`);
     }
     assert.is(sums.size, whole.length, grouping);
   }
 });
 
-it('ratios are worked out from each period\'s own sums', async (ctx) => {
+it("ratios are worked out from each period's own sums", async (ctx) => {
   const { body } = await data(ctx, `${JAN}&groupBy=total&interval=day&metrics=clicks,impressions,ctr,cpa`);
   assert.is(body.rows.length, 3);
   for (const row of body.rows as Row[]) {
     assert.is(row.metrics.ctr, round(((row.metrics.clicks as number) / (row.metrics.impressions as number)) * 100));
   }
   // February's only day has conversions; a range of days without any divides by zero.
-  const none = await data(ctx, 'dateFrom=2026-01-06&dateTo=2026-01-06&groupBy=campaign&interval=day&metrics=cpa&nameFilter=gamma');
-  assert.equal(none.body.rows.map((r: Row) => r.metrics.cpa), [null]);
+  const none = await data(
+    ctx,
+    'dateFrom=2026-01-06&dateTo=2026-01-06&groupBy=campaign&interval=day&metrics=cpa&nameFilter=gamma',
+  );
+  assert.equal(
+    none.body.rows.map((r: Row) => r.metrics.cpa),
+    [null],
+  );
 });
 
-it('interval=week: the ISO week\'s Monday, with only the days of the range', async (ctx) => {
+it("interval=week: the ISO week's Monday, with only the days of the range", async (ctx) => {
   // 2026-01-05 is a Monday. From the 6th (a Tuesday), the week of the 5th holds only the 6th and 7th.
-  const { body } = await data(ctx, 'dateFrom=2026-01-06&dateTo=2026-02-28&groupBy=total&interval=week&metrics=impressions');
+  const { body } = await data(
+    ctx,
+    'dateFrom=2026-01-06&dateTo=2026-02-28&groupBy=total&interval=week&metrics=impressions',
+  );
   assert.equal(body.rows, [
     { dimensions: { week: '2026-01-05' }, metrics: { impressions: 2500 } },
     { dimensions: { week: '2026-02-09' }, metrics: { impressions: 1000 } },
   ]);
   // Ending on the Monday: the same week, with only its first day.
-  const short = await data(ctx, 'dateFrom=2026-01-01&dateTo=2026-01-05&groupBy=total&interval=week&metrics=impressions');
+  const short = await data(
+    ctx,
+    'dateFrom=2026-01-01&dateTo=2026-01-05&groupBy=total&interval=week&metrics=impressions',
+  );
   assert.equal(short.body.rows, [{ dimensions: { week: '2026-01-05' }, metrics: { impressions: 4000 } }]);
 });
 
@@ -94,20 +115,38 @@ it('interval=month on total equals groupBy=month; periods without facts give no 
   const months = await data(ctx, `${range}&groupBy=month`);
   const total = await data(ctx, `${range}&groupBy=total&interval=month`);
   assert.equal(total.body.rows, months.body.rows);
-  assert.equal(total.body.rows.map((r: Row) => r.dimensions.month), ['2026-01', '2026-02']);
+  assert.equal(
+    total.body.rows.map((r: Row) => r.dimensions.month),
+    ['2026-01', '2026-02'],
+  );
 });
 
 it('sort applies within each period', async (ctx) => {
-  const { body } = await data(ctx, `${JAN}&groupBy=campaign&interval=day&metrics=impressions&sort=impressions&sortDesc=true`);
+  const { body } = await data(
+    ctx,
+    `${JAN}&groupBy=campaign&interval=day&metrics=impressions&sort=impressions&sortDesc=true`,
+  );
   assert.equal(
     (body.rows as Row[]).map((r) => [r.dimensions.day, r.metrics.impressions]),
-    [['2026-01-05', 3000], ['2026-01-05', 1000], ['2026-01-06', 1000], ['2026-01-06', 500], ['2026-01-07', 1000]],
+    [
+      ['2026-01-05', 3000],
+      ['2026-01-05', 1000],
+      ['2026-01-06', 1000],
+      ['2026-01-06', 500],
+      ['2026-01-07', 1000],
+    ],
   );
 });
 
 it('the ETag covers interval and changedSince', async (ctx) => {
   const etags = new Set<string>();
-  for (const extra of ['', '&interval=day', '&interval=week', '&interval=day&changedSince=2026-01-01T00:00:00Z', '&interval=day&changedSince=2026-01-02T00:00:00Z']) {
+  for (const extra of [
+    '',
+    '&interval=day',
+    '&interval=week',
+    '&interval=day&changedSince=2026-01-01T00:00:00Z',
+    '&interval=day&changedSince=2026-01-02T00:00:00Z',
+  ]) {
     etags.add((await data(ctx, `${JAN}&groupBy=campaign${extra}`)).res.headers.get('etag')!);
   }
   assert.is(etags.size, 5);
@@ -156,18 +195,25 @@ it('changedSince: exactly the periods of a restatement come back, whole', async 
   const nothing = await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${since}`);
   assert.equal(nothing.body.rows, []);
   // The 6th restated for Alpha; the 5th loaded again with the same numbers.
-  const out = await importCsv(ctx.t, ctx.org, [
-    HEADER,
-    '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,"Alpha, ""the"" first",K1,Alpha video,video,1500,60,100,5,200,400,100',
-    '2026-01-05,meta-ads,M1,Meta EU,EUR,C1,"Alpha, ""the"" first",K1,Alpha video,video,1000,50,100,5,200,400,100',
-  ].join('\n'));
+  const out = await importCsv(
+    ctx.t,
+    ctx.org,
+    [
+      HEADER,
+      '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,"Alpha, ""the"" first",K1,Alpha video,video,1500,60,100,5,200,400,100',
+      '2026-01-05,meta-ads,M1,Meta EU,EUR,C1,"Alpha, ""the"" first",K1,Alpha video,video,1000,50,100,5,200,400,100',
+    ].join('\n'),
+  );
   assert.is(out.code, 0, out.stderr);
   const changed = await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${since}`);
   // The whole day, Gamma's row too, though only Alpha's numbers changed.
-  assert.equal((changed.body.rows as Row[]).map((r) => [r.dimensions.day, r.dimensions.campaignName, r.metrics.impressions]), [
-    ['2026-01-06', 'Alpha, "the" first', 1500],
-    ['2026-01-06', 'Gamma search', 500],
-  ]);
+  assert.equal(
+    (changed.body.rows as Row[]).map((r) => [r.dimensions.day, r.dimensions.campaignName, r.metrics.impressions]),
+    [
+      ['2026-01-06', 'Alpha, "the" first', 1500],
+      ['2026-01-06', 'Gamma search', 500],
+    ],
+  );
   const weeks = await data(ctx, `${JAN}&groupBy=total&interval=week&changedSince=${since}&metrics=impressions`);
   assert.equal(weeks.body.rows, [{ dimensions: { week: '2026-01-05' }, metrics: { impressions: 7000 } }]);
   const later = changed.res.headers.get('next-changed-since')!;
@@ -177,7 +223,15 @@ it('changedSince: exactly the periods of a restatement come back, whole', async 
 
 it('a write that commits while a pull is read comes back in the next pull', async (ctx) => {
   const name = 'a write that commits while a pull is read comes back in the next pull';
-  if (skipped(!onPostgres, 'rows a period at a time', name, 'needs PostgreSQL: the embedded database runs one transaction at a time')) return;
+  if (
+    skipped(
+      !onPostgres,
+      'rows a period at a time',
+      name,
+      'needs PostgreSQL: the embedded database runs one transaction at a time',
+    )
+  )
+    return;
   const since = (await data(ctx, `${JAN}&groupBy=total&interval=day`)).res.headers.get('next-changed-since')!;
   let resume = '';
   await ctx.t.db.sql.begin(async (tx) => {
@@ -189,7 +243,10 @@ it('a write that commits while a pull is read comes back in the next pull', asyn
     resume = during.res.headers.get('next-changed-since')!;
   });
   const after = await data(ctx, `${JAN}&groupBy=total&interval=day&changedSince=${resume}&metrics=impressions`);
-  assert.equal(after.body.rows.map((r: Row) => r.dimensions.day), ['2026-01-06']);
+  assert.equal(
+    after.body.rows.map((r: Row) => r.dimensions.day),
+    ['2026-01-06'],
+  );
 });
 
 it("another organization's loads and deletion change nothing here", async (ctx) => {
@@ -201,36 +258,49 @@ it("another organization's loads and deletion change nothing here", async (ctx) 
   await cli(ctx.t.db.sql, ['org', 'delete', '--org', other, '--yes']);
   const after = await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${since}`);
   assert.equal(after.body.rows, []);
-  assert.is(after.res.headers.get('etag'), (await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${since}`)).res.headers.get('etag'));
+  assert.is(
+    after.res.headers.get('etag'),
+    (await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${since}`)).res.headers.get('etag'),
+  );
 });
 
 it('a fact written any way moves the ETag, so a 304 never hides new numbers', async (ctx) => {
   const query = `${JAN}&groupBy=campaign&interval=day`;
   const etag = (await data(ctx, query)).res.headers.get('etag')!;
-  const again = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, { headers: { ...bearer(ctx.token).headers, 'if-none-match': etag } });
+  const again = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, {
+    headers: { ...bearer(ctx.token).headers, 'if-none-match': etag },
+  });
   assert.is(again.status, 304);
   assert.ok(again.headers.get('next-changed-since'));
   // Not through the import (which also moves the accounts' last fetch): straight into the table.
   await ctx.t.db.sql`update facts set clicks = clicks + 1 where ad_account_id = ${ctx.google} and day = '2026-01-05'`;
-  const after = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, { headers: { ...bearer(ctx.token).headers, 'if-none-match': etag } });
+  const after = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, {
+    headers: { ...bearer(ctx.token).headers, 'if-none-match': etag },
+  });
   assert.is(after.status, 200);
 });
 
-it('a rate that changes a day\'s conversion makes that day come back, and moves the ETag', async (ctx) => {
+it("a rate that changes a day's conversion makes that day come back, and moves the ETag", async (ctx) => {
   const query = `${JAN}&groupBy=campaign&interval=day&metrics=spend`;
   const first = await data(ctx, query);
   const since = first.res.headers.get('next-changed-since')!;
   const etag = first.res.headers.get('etag')!;
   // 6 January had no EUR rate (the 5th's, 1.1, was carried); now it has its own, as `readout fx import` writes it.
-  await ctx.t.db.sql`insert into fx_rates (currency, day, usd_per_unit, source) values ('EUR', '2026-01-06', 1.15, 'import')
+  await ctx.t.db
+    .sql`insert into fx_rates (currency, day, usd_per_unit, source) values ('EUR', '2026-01-06', 1.15, 'import')
     on conflict (currency, day) do update set usd_per_unit = excluded.usd_per_unit, source = excluded.source`;
-  const again = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, { headers: { ...bearer(ctx.token).headers, 'if-none-match': etag } });
+  const again = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${query}`, {
+    headers: { ...bearer(ctx.token).headers, 'if-none-match': etag },
+  });
   assert.is(again.status, 200);
   const changed = await data(ctx, `${query}&changedSince=${since}`);
-  assert.equal((changed.body.rows as Row[]).map((r) => [r.dimensions.day, r.dimensions.campaignName, round(r.metrics.spend)]), [
-    ['2026-01-06', 'Alpha, "the" first', 115],
-    ['2026-01-06', 'Gamma search', 0],
-  ]);
+  assert.equal(
+    (changed.body.rows as Row[]).map((r) => [r.dimensions.day, r.dimensions.campaignName, round(r.metrics.spend)]),
+    [
+      ['2026-01-06', 'Alpha, "the" first', 115],
+      ['2026-01-06', 'Gamma search', 0],
+    ],
+  );
   // The same rate written again changes nothing.
   const resume = changed.res.headers.get('next-changed-since')!;
   await ctx.t.db.sql`update fx_rates set source = 'import' where currency = 'EUR' and day = '2026-01-06'`;
@@ -238,12 +308,18 @@ it('a rate that changes a day\'s conversion makes that day come back, and moves 
 });
 
 it('exports carry the period key first and the resume point', async (ctx) => {
-  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/export.csv?${JAN}&groupBy=ad-account&interval=week&metrics=impressions`, bearer(ctx.token));
+  const res = await ctx.t.fetch(
+    `/v1/reports/${ctx.report}/export.csv?${JAN}&groupBy=ad-account&interval=week&metrics=impressions`,
+    bearer(ctx.token),
+  );
   assert.is(res.status, 200);
   assert.ok(res.headers.get('next-changed-since'));
   const lines = (await res.text()).trim().split('\r\n');
   assert.is(lines[0], 'week,adAccountId,adAccountName,platform,impressions');
-  assert.equal(lines.slice(1).map((line) => line.split(',')[0]), ['2026-01-05', '2026-01-05']);
+  assert.equal(
+    lines.slice(1).map((line) => line.split(',')[0]),
+    ['2026-01-05', '2026-01-05'],
+  );
 });
 
 it.run();
@@ -255,26 +331,41 @@ demo.before(async (ctx) => {
 });
 demo.after(async (ctx) => ctx.t.close());
 
-demo('segment and campaign weeks of a segment report sum to the whole range, segment by segment', async ({ t, ids }) => {
-  const report = ids.reports['Segment overview'];
-  const get = async (q: string) => {
-    const res = await t.fetch(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-03-31&metrics=impressions,spend,ctr&${q}`, bearer(ids.token));
-    assert.is(res.status, 200, q);
-    return (await res.json()).rows as Row[];
-  };
-  for (const groupBy of ['segment', 'campaign']) {
-    const weeks = await get(`groupBy=${groupBy}&interval=week`);
-    const whole = await get(`groupBy=${groupBy}`);
-    assert.ok(weeks.length > whole.length);
-    assert.ok(weeks.every((r) => new Date(`${r.dimensions.week}T00:00:00Z`).getUTCDay() === 1), 'every week starts on a Monday');
-    for (const row of whole) {
-      const id = row.dimensions.segmentId ?? row.dimensions.campaignId;
-      const mine = weeks.filter((r) => (r.dimensions.segmentId ?? r.dimensions.campaignId) === id);
-      assert.is(mine.reduce((sum, r) => sum + (r.metrics.impressions as number), 0), row.metrics.impressions);
-      // Each row's money is rounded to six decimals: summed, the weeks may differ in the last of them.
-      assert.ok(Math.abs(mine.reduce((sum, r) => sum + (r.metrics.spend as number), 0) - (row.metrics.spend as number)) < 1e-4 * mine.length);
+demo(
+  'segment and campaign weeks of a segment report sum to the whole range, segment by segment',
+  async ({ t, ids }) => {
+    const report = ids.reports['Segment overview'];
+    const get = async (q: string) => {
+      const res = await t.fetch(
+        `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-03-31&metrics=impressions,spend,ctr&${q}`,
+        bearer(ids.token),
+      );
+      assert.is(res.status, 200, q);
+      return (await res.json()).rows as Row[];
+    };
+    for (const groupBy of ['segment', 'campaign']) {
+      const weeks = await get(`groupBy=${groupBy}&interval=week`);
+      const whole = await get(`groupBy=${groupBy}`);
+      assert.ok(weeks.length > whole.length);
+      assert.ok(
+        weeks.every((r) => new Date(`${r.dimensions.week}T00:00:00Z`).getUTCDay() === 1),
+        'every week starts on a Monday',
+      );
+      for (const row of whole) {
+        const id = row.dimensions.segmentId ?? row.dimensions.campaignId;
+        const mine = weeks.filter((r) => (r.dimensions.segmentId ?? r.dimensions.campaignId) === id);
+        assert.is(
+          mine.reduce((sum, r) => sum + (r.metrics.impressions as number), 0),
+          row.metrics.impressions,
+        );
+        // Each row's money is rounded to six decimals: summed, the weeks may differ in the last of them.
+        assert.ok(
+          Math.abs(mine.reduce((sum, r) => sum + (r.metrics.spend as number), 0) - (row.metrics.spend as number)) <
+            1e-4 * mine.length,
+        );
+      }
     }
-  }
-});
+  },
+);
 
 demo.run();

@@ -10,7 +10,14 @@ const files = readdirSync('src', { recursive: true, encoding: 'utf8' })
   .map((name) => join('src', name));
 
 test('the top of src/ holds only the entry files, the pipeline, the configuration, the data model and what the executable carries', () => {
-  assert.equal(files.filter((file) => dirname(file) === 'src').sort(), ['src/app.ts', 'src/bundled.ts', 'src/cli.ts', 'src/config.ts', 'src/dataModel.ts', 'src/main.ts']);
+  assert.equal(files.filter((file) => dirname(file) === 'src').sort(), [
+    'src/app.ts',
+    'src/bundled.ts',
+    'src/cli.ts',
+    'src/config.ts',
+    'src/dataModel.ts',
+    'src/main.ts',
+  ]);
 });
 
 /**
@@ -44,14 +51,19 @@ test('imports between folders point down: the store, http, the pipeline steps, r
     }
   }
   assert.equal(climbing, []);
-  assert.ok(Object.keys(MAY_IMPORT).every((folder) => files.some((file) => file.startsWith(`src/${folder}/`))), 'every folder of the table exists');
+  assert.ok(
+    Object.keys(MAY_IMPORT).every((folder) => files.some((file) => file.startsWith(`src/${folder}/`))),
+    'every folder of the table exists',
+  );
 });
 
 test('no module imports itself through others', () => {
   const imports = new Map(
     files.map((file) => [
       file,
-      [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gm)].map((m) => normalize(join(dirname(file), m[1]))),
+      [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gm)].map((m) =>
+        normalize(join(dirname(file), m[1])),
+      ),
     ]),
   );
   const cycles: string[] = [];

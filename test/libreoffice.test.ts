@@ -16,7 +16,15 @@ const it = suite<{ t?: TestApp }>('XLSX in LibreOffice');
 it.after(async (ctx) => ctx.t?.close());
 
 it('LibreOffice reads every cell of the XLSX as the JSON has it', async (ctx) => {
-  if (skipped(!existsSync(SOFFICE), 'XLSX in LibreOffice', 'cell by cell', `${SOFFICE} is not installed (apt-get install libreoffice-calc-nogui)`)) return;
+  if (
+    skipped(
+      !existsSync(SOFFICE),
+      'XLSX in LibreOffice',
+      'cell by cell',
+      `${SOFFICE} is not installed (apt-get install libreoffice-calc-nogui)`,
+    )
+  )
+    return;
   const t = (ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } }));
   const org = await createOrg(t.db.sql);
   const { report } = await fixtureReport(t, org, { metrics: ['impressions', 'clicks', 'spend', 'cpa', 'ctr'] });
@@ -26,19 +34,42 @@ it('LibreOffice reads every cell of the XLSX as the JSON has it', async (ctx) =>
   const dir = temporaryDir();
   try {
     const file = join(dir.path, 'export.xlsx');
-    writeFileSync(file, new Uint8Array(await (await t.fetch(`/v1/reports/${report}/export.xlsx?${query}`, bearer(token))).arrayBuffer()));
+    writeFileSync(
+      file,
+      new Uint8Array(await (await t.fetch(`/v1/reports/${report}/export.xlsx?${query}`, bearer(token))).arrayBuffer()),
+    );
     // Field 9 false: the cells' values, not their text as shown (2 decimals for money).
     const filter = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,1033,false,true,false,false,false';
-    const out = spawnSync(SOFFICE, ['--headless', `-env:UserInstallation=file://${dir.path}/profile`, '--convert-to', filter, '--outdir', dir.path, file], { encoding: 'utf8', timeout: 120_000 });
+    const out = spawnSync(
+      SOFFICE,
+      [
+        '--headless',
+        `-env:UserInstallation=file://${dir.path}/profile`,
+        '--convert-to',
+        filter,
+        '--outdir',
+        dir.path,
+        file,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     assert.is(out.status, 0, out.stderr);
     const lines = readFileSync(join(dir.path, 'export.csv'), 'utf8').trim().split(/\r?\n/);
     assert.is(lines.length, data.rows.length + 1);
-    data.rows.forEach((row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
-      const cells = lines[i + 1].match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"'));
-      const values = cells.slice(4, 4 + data.metrics.length).map((c) => (c === '' ? null : Number(c)));
-      assert.equal(values, data.metrics.map((m: string) => row.metrics[m]), `row ${i + 1}: ${lines[i + 1]}`);
-      assert.is(cells[1], row.dimensions.campaignName);
-    });
+    data.rows.forEach(
+      (row: { dimensions: Record<string, string>; metrics: Record<string, number | null> }, i: number) => {
+        const cells = lines[i + 1]
+          .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+          .map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"'));
+        const values = cells.slice(4, 4 + data.metrics.length).map((c) => (c === '' ? null : Number(c)));
+        assert.equal(
+          values,
+          data.metrics.map((m: string) => row.metrics[m]),
+          `row ${i + 1}: ${lines[i + 1]}`,
+        );
+        assert.is(cells[1], row.dimensions.campaignName);
+      },
+    );
   } finally {
     dir.remove();
   }

@@ -45,16 +45,21 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 
 /** The server's pid: the descendant of the wrapper README's command starts (npm, npx, sh -c) that runs src/main.ts. */
 function serverPid(root: number): number | undefined {
-  const rows = spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout.trim().split('\n').map((l) => {
-    const [pid, ppid, ...args] = l.trim().split(/\s+/);
-    return { pid: Number(pid), ppid: Number(ppid), args: args.join(' ') };
-  });
+  const rows = spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map((l) => {
+      const [pid, ppid, ...args] = l.trim().split(/\s+/);
+      return { pid: Number(pid), ppid: Number(ppid), args: args.join(' ') };
+    });
   const family = new Set([root]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const row of rows) if (family.has(row.ppid) && !family.has(row.pid)) (family.add(row.pid), (grew = true));
+    for (const row of rows) if (family.has(row.ppid) && !family.has(row.pid)) family.add(row.pid), (grew = true);
   }
-  return rows.find((row) => family.has(row.pid) && /src\/main\.ts/.test(row.args) && !/^(npm|sh -c|node \S*npx)/.test(row.args))?.pid;
+  return rows.find(
+    (row) => family.has(row.pid) && /src\/main\.ts/.test(row.args) && !/^(npm|sh -c|node \S*npx)/.test(row.args),
+  )?.pid;
 }
 
 // README's start commands, each through the wrapper people type: npm and npx run the server under `sh -c`.
@@ -68,7 +73,10 @@ for (const [name, cmd, args] of COMMANDS) {
   it(`SIGTERM to \`${name}\` stops the server: exit 0, the port and the data folder free`, async () => {
     const dir = temporaryDir();
     const port = await freePort();
-    const child = spawn(cmd, args, { env: { ...process.env, PORT: String(port), DATA_DIR: dir.path, DEMO: 'off' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      env: { ...process.env, PORT: String(port), DATA_DIR: dir.path, DEMO: 'off' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -104,7 +112,9 @@ it('a request in flight when SIGTERM comes is answered before the server exits 0
     socket.on('data', (c) => (answer += c));
     const body = 'grant_type=client_credentials&client_id=nobody&client_secret=wrong';
     // Headers and half the body: the request is in flight, its handler waiting for the rest.
-    socket.write(`POST /api/connect/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`);
+    socket.write(
+      `POST /api/connect/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const exit = server.stop('SIGTERM');
     await until('the shutdown to begin', () => /"msg":"shutting down"/.test(server.output()), 10_000);
@@ -127,8 +137,14 @@ it('what stops a start is one line naming it, exit 2: a port in use, an unreacha
   try {
     writeFileSync(join(dir.path, 'a-file'), '');
     const cases: [Record<string, string>, RegExp][] = [
-      [{ PORT: String((taken.address() as AddressInfo).port), DATA_DIR: join(dir.path, 'data') }, /^readout: cannot listen on 127\.0\.0\.1:\d+: the port is in use \(set PORT\)\n$/],
-      [{ DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/readout` }, /^readout: cannot reach the database at postgresql:\/\/127\.0\.0\.1:\d+\/readout \(ECONNREFUSED\)\n$/],
+      [
+        { PORT: String((taken.address() as AddressInfo).port), DATA_DIR: join(dir.path, 'data') },
+        /^readout: cannot listen on 127\.0\.0\.1:\d+: the port is in use \(set PORT\)\n$/,
+      ],
+      [
+        { DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/readout` },
+        /^readout: cannot reach the database at postgresql:\/\/127\.0\.0\.1:\d+\/readout \(ECONNREFUSED\)\n$/,
+      ],
       [{ DATA_DIR: join(dir.path, 'a-file', 'data') }, /^readout: DATA_DIR \S+ cannot be used \(ENOTDIR\)\n$/],
       [{ DATA_DIR: join(dir.path, 'a-file') }, /^readout: DATA_DIR \S+ cannot be used \(ENOTDIR\)\n$/],
       [{ DATA_DIR: '/proc/readout-cannot-be-made' }, /^readout: DATA_DIR \S+ cannot be used \(ENOENT\)\n$/],
@@ -158,16 +174,37 @@ it("the embedded database is reached only through a 0600 socket in a 0700 folder
     assert.ok(statSync(socket).isSocket());
     // No TCP port but the API's: the process listens on nothing else.
     const pid = server.child.pid!;
-    const inodes = new Set(spawnSync('ls', ['-l', `/proc/${pid}/fd`], { encoding: 'utf8' }).stdout.match(/socket:\[(\d+)\]/g)?.map((s) => s.slice(8, -1)));
-    const tcp = (readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8')).split('\n').slice(1).map((l) => l.trim().split(/\s+/));
-    const listeningPorts = tcp.filter((f) => f[3] === '0A' && inodes.has(f[9])).map((f) => parseInt(f[1].split(':').pop()!, 16));
+    const inodes = new Set(
+      spawnSync('ls', ['-l', `/proc/${pid}/fd`], { encoding: 'utf8' })
+        .stdout.match(/socket:\[(\d+)\]/g)
+        ?.map((s) => s.slice(8, -1)),
+    );
+    const tcp = (readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8'))
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/));
+    const listeningPorts = tcp
+      .filter((f) => f[3] === '0A' && inodes.has(f[9]))
+      .map((f) => parseInt(f[1].split(':').pop()!, 16));
     assert.equal(listeningPorts, [Number(new URL(server.url).port)]);
     // The server's own user gets in (the command line shares the running server's database).
     const list = runSync('node', 'src/cli.ts', ['org', 'list', '--json'], { DATA_DIR: dir.path });
     assert.is(list.status, 0, list.stderr);
-    if (skipped(process.getuid?.() !== 0 || spawnSync('setpriv', ['--version']).status !== 0, 'lifecycle', 'another user is refused', 'needs root and setpriv to connect as another user')) return;
+    if (
+      skipped(
+        process.getuid?.() !== 0 || spawnSync('setpriv', ['--version']).status !== 0,
+        'lifecycle',
+        'another user is refused',
+        'needs root and setpriv to connect as another user',
+      )
+    )
+      return;
     const probe = `require('net').connect({ path: ${JSON.stringify(socket)} }).on('connect', () => { console.log('connected'); process.exit(0); }).on('error', (e) => { console.log(e.code); process.exit(0); })`;
-    const other = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', probe], { encoding: 'utf8', cwd: '/' });
+    const other = spawnSync(
+      'setpriv',
+      ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', probe],
+      { encoding: 'utf8', cwd: '/' },
+    );
     assert.is(other.stdout.trim(), 'EACCES', other.stderr);
   } finally {
     await server.stop('SIGKILL');
@@ -181,7 +218,10 @@ it('the data folder is opened by one process: a live holder without a socket ref
     writeFileSync(join(dir.path, 'readout.lock'), String(process.pid));
     const refused = runSync('node', 'src/main.ts', [], { PORT: '0', DATA_DIR: dir.path, DEMO: 'off' });
     assert.is(refused.status, 2, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`^readout: DATA_DIR \\S+ is held by process ${process.pid}, whose database does not answer\\n$`));
+    assert.match(
+      refused.stderr,
+      new RegExp(`^readout: DATA_DIR \\S+ is held by process ${process.pid}, whose database does not answer\\n$`),
+    );
     // A pid no process has: a crash left the lock behind.
     writeFileSync(join(dir.path, 'readout.lock'), '4194303');
     const server = await startServer({ DATA_DIR: dir.path, DEMO: 'off' });

@@ -26,7 +26,10 @@ it('counts what the app answered: routes by pattern and status, latency, refusal
     for (let i = 0; i < 3; i++) assert.is((await t.fetch('/v1/reports', bearer(token))).status, 200);
     assert.is((await t.fetch('/v1/reports/00000000-0000-0000-0000-000000000000', bearer(token))).status, 404);
     assert.is((await t.fetch('/v1/no-such-thing', bearer(token))).status, 404);
-    const csv = await t.fetch(`/v1/reports/${report}/export.csv?groupBy=creative&dateFrom=2026-01-01&dateTo=2026-01-31`, bearer(token));
+    const csv = await t.fetch(
+      `/v1/reports/${report}/export.csv?groupBy=creative&dateFrom=2026-01-01&dateTo=2026-01-31`,
+      bearer(token),
+    );
     assert.is(csv.status, 200);
     const records = (await csv.text()).trim().split('\r\n').length - 1;
     assert.ok(records > 1);
@@ -36,7 +39,11 @@ it('counts what the app answered: routes by pattern and status, latency, refusal
 
     const text = await counts.registry.metrics();
     assert.is(sample(text, 'readout_http_requests_total', 'route="/v1/reports",status="200"'), 3);
-    assert.is(sample(text, 'readout_http_requests_total', 'route="/v1/reports/:id",status="404"'), 1, 'an id is not a label value');
+    assert.is(
+      sample(text, 'readout_http_requests_total', 'route="/v1/reports/:id",status="404"'),
+      1,
+      'an id is not a label value',
+    );
     assert.is(sample(text, 'readout_http_requests_total', 'route="unmatched",status="404"'), 1);
     assert.is(sample(text, 'readout_http_requests_total', 'route="/v1/reports/:id/export.csv",status="200"'), 1);
     assert.is(sample(text, 'readout_http_requests_total', 'route="/api/connect/token",status="200"'), 1);

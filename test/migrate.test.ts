@@ -20,9 +20,15 @@ const files = [
 
 it('applies every migration of sql/migrations in order and records them', async ({ db }) => {
   const applied = await migrate(db.sql);
-  assert.equal(applied, migrationFiles().map((f) => f.name));
+  assert.equal(
+    applied,
+    migrationFiles().map((f) => f.name),
+  );
   const recorded = await db.sql`select name from schema_migrations order by name`;
-  assert.equal(recorded.map((r) => r.name), applied);
+  assert.equal(
+    recorded.map((r) => r.name),
+    applied,
+  );
 });
 
 it('a second run applies nothing', async ({ db }) => {
@@ -59,7 +65,6 @@ it('a failing migration leaves nothing half-applied', async ({ db }) => {
   assert.equal(tables.length, 0);
 });
 
-
 // A migration that has shipped is never edited: an install that applied it keeps what it applied, so a change made
 // to the file would reach new installs only. Fixes go in a new migration; a new file adds its line here.
 const SHIPPED: Record<string, string> = {
@@ -89,8 +94,15 @@ const SHIPPED: Record<string, string> = {
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
   for (const { name } of migrationFiles()) {
-    const digest = createHash('sha256').update(readFileSync(`sql/migrations/${name}.sql`)).digest('hex').slice(0, 16);
-    assert.is(digest, SHIPPED[name], `sql/migrations/${name}.sql ${SHIPPED[name] ? 'was edited after it shipped' : 'needs its line in SHIPPED'}`);
+    const digest = createHash('sha256')
+      .update(readFileSync(`sql/migrations/${name}.sql`))
+      .digest('hex')
+      .slice(0, 16);
+    assert.is(
+      digest,
+      SHIPPED[name],
+      `sql/migrations/${name}.sql ${SHIPPED[name] ? 'was edited after it shipped' : 'needs its line in SHIPPED'}`,
+    );
   }
 });
 

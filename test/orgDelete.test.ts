@@ -33,7 +33,10 @@ async function rowsOf(sql: Sql, org: string): Promise<Record<string, number>> {
   return counts;
 }
 
-it('without --yes nothing is deleted; with it, everything the organization owns, and its tokens stop within a second', async ({ t, d }) => {
+it('without --yes nothing is deleted; with it, everything the organization owns, and its tokens stop within a second', async ({
+  t,
+  d,
+}) => {
   const other = await tenant(t);
   const { report } = await fixtureReport(t, other.org);
   const before = await rowsOf(t.db.sql, other.org);
@@ -57,11 +60,19 @@ it('without --yes nothing is deleted; with it, everything the organization owns,
   assert.is((await t.fetch('/v1/me', bearer(d.token))).status, 401);
   assert.is((await t.fetch('/v1/reports', bearer(d.token))).status, 401);
   assert.is((await t.fetch('/v1/me', bearer(other.token))).status, 200, 'another organization keeps working');
-  const data = await t.fetch(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, bearer(other.token));
+  const data = await t.fetch(
+    `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`,
+    bearer(other.token),
+  );
   assert.is(data.status, 200);
   // Its requests since have charged its quota: every other table holds what it held.
-  const withoutQuota = (rows: Record<string, number>) => Object.fromEntries(Object.entries(rows).filter(([table]) => !table.startsWith('quota_')));
-  assert.equal(withoutQuota(await rowsOf(t.db.sql, other.org)), withoutQuota(before), "the other organization's rows are all there");
+  const withoutQuota = (rows: Record<string, number>) =>
+    Object.fromEntries(Object.entries(rows).filter(([table]) => !table.startsWith('quota_')));
+  assert.equal(
+    withoutQuota(await rowsOf(t.db.sql, other.org)),
+    withoutQuota(before),
+    "the other organization's rows are all there",
+  );
 
   const again = await run(t, ['org', 'delete', '--org', d.org, '--yes']);
   assert.is(again.code, 2);

@@ -12,7 +12,14 @@ import { migrate } from '../src/store/migrate.ts';
 import { postgresPool, SHARED_STATEMENT_TIMEOUT_MS } from '../src/store/database.ts';
 import { connectionOptionsOf, exclusivePool } from '../src/store/exclusive.ts';
 import { query } from '../src/store/queries.ts';
-import { pgbouncerBin, postgresBin, startCluster, startPgBouncer, type Bouncer, type Cluster } from '../scripts/postgresServers.ts';
+import {
+  pgbouncerBin,
+  postgresBin,
+  startCluster,
+  startPgBouncer,
+  type Bouncer,
+  type Cluster,
+} from '../scripts/postgresServers.ts';
 import { runSync, startServer } from './support/server.ts';
 import { cli, createClient, createOrg } from './support/fixtures.ts';
 import { skipped } from './support/skip.ts';
@@ -27,7 +34,12 @@ let bouncer: Bouncer | undefined;
 let direct: postgres.Sql | undefined;
 const closing: (() => Promise<unknown>)[] = [];
 
-const missing = () => (!postgresBin() ? "PostgreSQL's server binaries (Debian's postgresql package)" : !pgbouncerBin() ? "PgBouncer (Debian's pgbouncer package)" : undefined);
+const missing = () =>
+  !postgresBin()
+    ? "PostgreSQL's server binaries (Debian's postgresql package)"
+    : !pgbouncerBin()
+      ? "PgBouncer (Debian's pgbouncer package)"
+      : undefined;
 
 async function setUp() {
   if (cluster) return;
@@ -51,17 +63,44 @@ async function seed(): Promise<Demo> {
  * backend the app ends.
  */
 function pooledApp(env: Record<string, string> = {}, terminated?: number[]): App {
-  const db = postgresPool({ databaseUrl: bouncer!.url(), poolMode: 'transaction', asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, max: 4 });
-  const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: bouncer!.url(), DATABASE_POOL_MODE: 'transaction', HEAVY_CONNECTIONS: '4', ...env });
+  const db = postgresPool({
+    databaseUrl: bouncer!.url(),
+    poolMode: 'transaction',
+    asyncCommit: true,
+    statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS,
+    max: 4,
+  });
+  const config = loadConfig({
+    BASE_URL: BASE,
+    DATABASE_URL: bouncer!.url(),
+    DATABASE_POOL_MODE: 'transaction',
+    HEAVY_CONNECTIONS: '4',
+    ...env,
+  });
   const end = (pid: number) => (terminated?.push(pid), query(db.sql, 'terminate-backend', [pid]));
-  const heavy = exclusivePool(() => connectionOptionsOf(db.sql), config.heavyConnections, end, config.requestDeadlineMs + 5000, 'transaction');
+  const heavy = exclusivePool(
+    () => connectionOptionsOf(db.sql),
+    config.heavyConnections,
+    end,
+    config.requestDeadlineMs + 5000,
+    'transaction',
+  );
   const app = createApp({ sql: db.sql, config, heavy });
-  closing.push(() => app.close().then(() => heavy.close()).then(() => db.close()));
+  closing.push(() =>
+    app
+      .close()
+      .then(() => heavy.close())
+      .then(() => db.close()),
+  );
   return app;
 }
 
 async function tokenOf(app: App, demo: Demo): Promise<string> {
-  const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret });
+  const body = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: demo.clientId,
+    client_secret: demo.clientSecret,
+  });
   return (await (await app(new Request(`${BASE}/api/connect/token`, { method: 'POST', body }))).json()).access_token;
 }
 
@@ -71,7 +110,10 @@ it('answers through PgBouncer equal the direct ones, under concurrency, abandone
   await setUp();
   const demo = await seed();
   const app = pooledApp({ HEAVY_PER_CLIENT: '100' });
-  const directApp = createApp({ sql: direct!, config: loadConfig({ BASE_URL: BASE, DATABASE_URL: cluster!.primary.url() }) });
+  const directApp = createApp({
+    sql: direct!,
+    config: loadConfig({ BASE_URL: BASE, DATABASE_URL: cluster!.primary.url() }),
+  });
   closing.push(() => directApp.close());
   const auth = { authorization: `Bearer ${await tokenOf(app, demo)}` };
   const report = `/v1/reports/${demo.reportIds[0]}`;
@@ -100,7 +142,11 @@ it('answers through PgBouncer equal the direct ones, under concurrency, abandone
   }
 
   const checkAll = async (rounds: number) => {
-    const answers = await Promise.all(Array.from({ length: rounds * paths.length }, (_, i) => text(app, paths[i % paths.length]).then((a) => ({ path: paths[i % paths.length], ...a }))));
+    const answers = await Promise.all(
+      Array.from({ length: rounds * paths.length }, (_, i) =>
+        text(app, paths[i % paths.length]).then((a) => ({ path: paths[i % paths.length], ...a })),
+      ),
+    );
     for (const { path, status, body } of answers) {
       assert.is(status, 200, `${path}: ${body.slice(0, 200)}`);
       assert.ok(body === expected.get(path), `${path} answered other rows through PgBouncer`);
@@ -129,7 +175,9 @@ it('answers through PgBouncer equal the direct ones, under concurrency, abandone
   assert.equal([...new Uint8Array(await xlsx.arrayBuffer()).slice(0, 2)], [0x50, 0x4b]);
   const first = await app(new Request(BASE + paths[0], { headers: auth }));
   await first.arrayBuffer();
-  const again = await app(new Request(BASE + paths[0], { headers: { ...auth, 'if-none-match': first.headers.get('etag')! } }));
+  const again = await app(
+    new Request(BASE + paths[0], { headers: { ...auth, 'if-none-match': first.headers.get('etag')! } }),
+  );
   assert.is(again.status, 304);
 });
 
@@ -144,7 +192,10 @@ it('changedSince through PgBouncer: a write made through it comes back, and only
   const pull = async (since?: string) => {
     const res = await app(new Request(since ? `${url}&changedSince=${since}` : url, { headers: auth }));
     assert.is(res.status, 200);
-    return { days: ((await res.json()).rows as { dimensions: { day: string } }[]).map((r) => r.dimensions.day), next: res.headers.get('next-changed-since')! };
+    return {
+      days: ((await res.json()).rows as { dimensions: { day: string } }[]).map((r) => r.dimensions.day),
+      next: res.headers.get('next-changed-since')!,
+    };
   };
   const since = (await pull()).next;
   // A writer through PgBouncer in transaction mode: its stamp and its lock live in its own transaction.
@@ -171,7 +222,11 @@ it('quota is exact across two apps through PgBouncer', async () => {
   const tokens = await Promise.all(apps.map((app) => tokenOf(app, { ...client, organizationId, reportIds: [] })));
   const statuses = await Promise.all(
     Array.from({ length: 70 }, async (_, i) => {
-      const res = await apps[i % 2](new Request(`${BASE}/v1/organizations/${organizationId}/ad-accounts`, { headers: { authorization: `Bearer ${tokens[i % 2]}` } }));
+      const res = await apps[i % 2](
+        new Request(`${BASE}/v1/organizations/${organizationId}/ad-accounts`, {
+          headers: { authorization: `Bearer ${tokens[i % 2]}` },
+        }),
+      );
       await res.arrayBuffer();
       return res.status;
     }),
@@ -196,7 +251,8 @@ it('a charge stuck behind a locked quota window is ended by PostgreSQL, never ch
   const first = await app(new Request(path, { headers: auth }));
   assert.is(first.status, 200);
   await first.arrayBuffer();
-  const used = async () => (await direct!`select used from quota_windows where organization_id = ${organizationId}`)[0].used as number;
+  const used = async () =>
+    (await direct!`select used from quota_windows where organization_id = ${organizationId}`)[0].used as number;
   assert.is(await used(), 1);
 
   // The window row held by another transaction: the charge waits on it until its SET LOCAL statement_timeout (2.5 s,
@@ -241,7 +297,9 @@ it('a request past its deadline ends its own backend and no other', async () => 
       const answer = app(new Request(data.replace('2026-01-31', '2026-01-30'), { headers: auth }));
       for (let i = 0; i < 100 && waiting === undefined; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        [waiting] = (await direct!`select pid from pg_locks where not granted and pid <> ${held[0].pid}`).map((r) => r.pid as number);
+        [waiting] = (await direct!`select pid from pg_locks where not granted and pid <> ${held[0].pid}`).map(
+          (r) => r.pid as number,
+        );
       }
       assert.ok(waiting, 'the data query waits on the lock');
       const res = await answer;
@@ -265,7 +323,13 @@ it('a connection given up the moment it is lent is no unhandled rejection', asyn
   if (skipped(Boolean(why), 'pgbouncer', 'a connection given up at once', `needs ${why}`)) return;
   await setUp();
   const db = postgresPool({ databaseUrl: bouncer!.url(), poolMode: 'transaction', max: 2 });
-  const pool = exclusivePool(() => connectionOptionsOf(db.sql), 4, (pid) => query(db.sql, 'terminate-backend', [pid]), 10_000, 'transaction');
+  const pool = exclusivePool(
+    () => connectionOptionsOf(db.sql),
+    4,
+    (pid) => query(db.sql, 'terminate-backend', [pid]),
+    10_000,
+    'transaction',
+  );
   const unheard: unknown[] = [];
   const listen = (reason: unknown) => unheard.push(reason);
   process.on('unhandledRejection', listen);
@@ -292,9 +356,16 @@ it('a start through PgBouncer with DATABASE_POOL_MODE=session is one line and ex
   const why = missing();
   if (skipped(Boolean(why), 'pgbouncer', 'the start says what to set', `needs ${why}`)) return;
   await setUp();
-  const refused = runSync('node', 'src/main.ts', [], { DATABASE_URL: bouncer!.url(), DATABASE_POOL_MODE: 'session', PORT: '0' });
+  const refused = runSync('node', 'src/main.ts', [], {
+    DATABASE_URL: bouncer!.url(),
+    DATABASE_POOL_MODE: 'session',
+    PORT: '0',
+  });
   assert.is(refused.status, 2, refused.stderr);
-  assert.match(refused.stderr, /refused a setting sent at startup .*set DATABASE_POOL_MODE=transaction, or leave it unset/);
+  assert.match(
+    refused.stderr,
+    /refused a setting sent at startup .*set DATABASE_POOL_MODE=transaction, or leave it unset/,
+  );
   assert.is(refused.stderr.trim().split('\n').length, 1);
 
   // Unset, as an operator who only points DATABASE_URL at PgBouncer leaves it: detected, and said on the start line.
@@ -302,10 +373,22 @@ it('a start through PgBouncer with DATABASE_POOL_MODE=session is one line and ex
   try {
     assert.match(server.output(), /"msg":"listening".*"pooling":"transaction"/);
     const demo = await seed();
-    const token = await (await fetch(`${server.url}/api/connect/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }) })).json();
+    const token = await (
+      await fetch(`${server.url}/api/connect/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: demo.clientId,
+          client_secret: demo.clientSecret,
+        }),
+      })
+    ).json();
     const answers = await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
-        const res = await fetch(`${server.url}/v1/reports/${demo.reportIds[0]}/data?groupBy=${i % 2 ? 'campaign' : 'month'}&dateFrom=2026-01-01&dateTo=2026-03-31`, { headers: { authorization: `Bearer ${token.access_token}` } });
+        const res = await fetch(
+          `${server.url}/v1/reports/${demo.reportIds[0]}/data?groupBy=${i % 2 ? 'campaign' : 'month'}&dateFrom=2026-01-01&dateTo=2026-03-31`,
+          { headers: { authorization: `Bearer ${token.access_token}` } },
+        );
         await res.arrayBuffer();
         return res.status;
       }),

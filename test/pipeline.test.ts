@@ -19,7 +19,7 @@ it('health answers 200 {"status":"ok"} without a token', async ({ t }) => {
   assert.equal(await res.json(), { status: 'ok' });
 });
 
-it('health answered directly (the Node fast path) is the pipeline\'s answer, log line included', async ({ t }) => {
+it("health answered directly (the Node fast path) is the pipeline's answer, log line included", async ({ t }) => {
   const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
   const piped = await t.fetch('/v1/health', { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
   const before = t.logs.length;
@@ -36,19 +36,29 @@ it('health answered directly (the Node fast path) is the pipeline\'s answer, log
   const { time: _c, ms: _d, ...pipedLine } = t.logs.at(-2)!;
   assert.equal(line, pipedLine, 'the same log line');
   // Anything else goes through the pipeline.
-  for (const [method, url] of [['HEAD', '/v1/health'], ['POST', '/v1/health'], ['GET', '/v1/health?x=1'], ['GET', '/v1/me']]) {
+  for (const [method, url] of [
+    ['HEAD', '/v1/health'],
+    ['POST', '/v1/health'],
+    ['GET', '/v1/health?x=1'],
+    ['GET', '/v1/me'],
+  ]) {
     assert.is(t.app.direct(method, url, undefined), undefined, `${method} ${url}`);
   }
 });
 
-it('the hand-written log line is the JSON of the request\'s line, whatever its strings hold', () => {
+it("the hand-written log line is the JSON of the request's line, whatever its strings hold", () => {
   const trace = traceFrom(null);
   const startedAt = Date.UTC(2026, 10, 22, 10, 15, 0, 7);
   const cases: [string, string, number, Parameters<typeof requestLine>[6]][] = [
     ['GET', '/v1/health', 200, {}],
     ['GET', '/v1/health', 503, {}],
     ['HEAD', '/v1/reports', 200, { clientId: 'rdc_0123456789abcdef', cost: 1 }],
-    ['GET', '/v1/reports/%22quoted%22/data', 500, { clientId: 'rdc_x', cost: 0, error: 'Error: "boom"\n    at \\path\u0001 ünïcode \u2028' }],
+    [
+      'GET',
+      '/v1/reports/%22quoted%22/data',
+      500,
+      { clientId: 'rdc_x', cost: 0, error: 'Error: "boom"\n    at \\path\u0001 ünïcode \u2028' },
+    ],
     ['UNKNOWN', '/"odd"\\path', 404, { cost: 0 }],
   ];
   for (const [method, path, status, noted] of cases) {
@@ -57,7 +67,7 @@ it('the hand-written log line is the JSON of the request\'s line, whatever its s
   }
 });
 
-it('a request\'s path is URL\'s pathname, whether read as it stands or parsed', () => {
+it("a request's path is URL's pathname, whether read as it stands or parsed", () => {
   const urls = [
     'http://localhost/v1/reports',
     'http://localhost/v1/reports?organizationId=x&page=2',
@@ -90,7 +100,8 @@ it('new trace and span ids never repeat, across refills of the random pool', () 
 });
 
 it('query parameters: the defaults when none are given, parsed when some are, refused when out of range', () => {
-  const ctx = (query: Record<string, string>) => ({ query: Object.assign(Object.create(null), query) }) as unknown as Context;
+  const ctx = (query: Record<string, string>) =>
+    ({ query: Object.assign(Object.create(null), query) }) as unknown as Context;
   assert.equal(readQuery(ctx({}), pagingEntries), { page: 1, pageSize: 50 });
   assert.equal(readQuery(ctx({ page: '3' }), pagingEntries), { page: 3, pageSize: 50 });
   assert.throws(() => readQuery(ctx({ pageSize: '0' }), pagingEntries), /pageSize/);
@@ -130,9 +141,15 @@ it('HEAD answers like GET, with headers and no body', async ({ t }) => {
 
 it('no response carries an Access-Control header, preflight included', async ({ t }) => {
   const origin = { origin: 'https://evil.example', 'access-control-request-method': 'GET' };
-  for (const [path, method] of [['/v1/health', 'GET'], ['/v1/health', 'OPTIONS'], ['/v1/nope', 'GET'], ['/elsewhere', 'OPTIONS']]) {
+  for (const [path, method] of [
+    ['/v1/health', 'GET'],
+    ['/v1/health', 'OPTIONS'],
+    ['/v1/nope', 'GET'],
+    ['/elsewhere', 'OPTIONS'],
+  ]) {
     const res = await t.fetch(path, { method, headers: origin });
-    for (const name of res.headers.keys()) assert.not.match(name, /^access-control-/i, `${method} ${path} sent ${name}`);
+    for (const name of res.headers.keys())
+      assert.not.match(name, /^access-control-/i, `${method} ${path} sent ${name}`);
   }
 });
 
@@ -155,13 +172,18 @@ it('one JSON log line per request with the docs/decisions.md §8 fields', async 
   await t.fetch('/v1/health');
   assert.is(t.logs.length, 1);
   const line = t.logs[0];
-  for (const key of ['time', 'method', 'path', 'status', 'ms', 'clientId', 'traceId', 'cost']) assert.ok(key in line, key);
+  for (const key of ['time', 'method', 'path', 'status', 'ms', 'clientId', 'traceId', 'cost'])
+    assert.ok(key in line, key);
   assert.is(line.path, '/v1/health');
   assert.is(line.status, 200);
 });
 
 it('what a route takes after its answer is over (the deadline answered for it) is given back at once, not held', () => {
-  const ctx = createContext({ method: 'GET', url: 'http://x/v1/reports', headers: new Headers(), body: null }, traceFrom(null), 0);
+  const ctx = createContext(
+    { method: 'GET', url: 'http://x/v1/reports', headers: new Headers(), body: null },
+    traceFrom(null),
+    0,
+  );
   const given: string[] = [];
   ctx.onDone(() => given.push('first'));
   ctx.done();

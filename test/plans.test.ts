@@ -24,7 +24,10 @@ it('/v1/me shows a healthy enterprise plan and the live quota', async ({ t }) =>
   assert.equal(body.scopes.length, 7);
 });
 
-for (const [plan, name] of [['starter', 'Starter'], ['growth', 'Growth']]) {
+for (const [plan, name] of [
+  ['starter', 'Starter'],
+  ['growth', 'Growth'],
+]) {
   it(`a ${plan} plan is refused with plan-feature-required naming the plan; /v1/me still answers`, async ({ t }) => {
     const { token } = await tenant(t, { plan });
     const p = await problem(await t.fetch('/v1/metrics', bearer(token)));
@@ -37,7 +40,9 @@ for (const [plan, name] of [['starter', 'Starter'], ['growth', 'Growth']]) {
   });
 }
 
-it('a locked subscription answers subscription-locked at once, but /v1/me and /v1/health keep answering', async ({ t }) => {
+it('a locked subscription answers subscription-locked at once, but /v1/me and /v1/health keep answering', async ({
+  t,
+}) => {
   const { token, org } = await tenant(t);
   assert.is((await t.fetch('/v1/metrics', bearer(token))).status, 200);
   await cli(t.db.sql, ['subscription', 'lock', '--org', org]);

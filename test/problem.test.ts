@@ -9,9 +9,19 @@ const context = { problemsUrl: 'https://p.example/problems', instance: '/v1/x', 
 
 test('the problem type set is closed at the thirteen of docs/decisions.md §8', () => {
   assert.equal(Object.keys(PROBLEM_TYPES).sort(), [
-    'billing-unavailable', 'data-source-unavailable', 'identity-unavailable', 'insufficient-scope', 'internal-error',
-    'invalid-parameter', 'invalid-token', 'not-found', 'plan-feature-required', 'rate-limit-exceeded',
-    'rate-limiter-unavailable', 'request-timeout', 'subscription-locked',
+    'billing-unavailable',
+    'data-source-unavailable',
+    'identity-unavailable',
+    'insufficient-scope',
+    'internal-error',
+    'invalid-parameter',
+    'invalid-token',
+    'not-found',
+    'plan-feature-required',
+    'rate-limit-exceeded',
+    'rate-limiter-unavailable',
+    'request-timeout',
+    'subscription-locked',
   ]);
 });
 
@@ -42,7 +52,11 @@ test('an unexpected exception becomes internal-error with no stack, and the log 
   const app = createApp({ sql: {} as Sql, config: loadConfig({}), log: (l) => logs.push(l) });
   // A request whose headers cannot be read stands in for any unexpected fault inside the pipeline.
   const request = new Request('http://x/v1/nope');
-  Object.defineProperty(request, 'headers', { get: () => { throw new Error('boom: secret internals'); } });
+  Object.defineProperty(request, 'headers', {
+    get: () => {
+      throw new Error('boom: secret internals');
+    },
+  });
   const res = await app(request);
   assert.is(res.status, 500);
   const text = await res.text();

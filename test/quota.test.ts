@@ -62,7 +62,9 @@ it('a new hour brings a new window', async ({ t }) => {
   t.clock.now -= 2700_000;
 });
 
-it('fair share: the first client stops at half while the second has room; the second can use the rest', async ({ t }) => {
+it('fair share: the first client stops at half while the second has room; the second can use the rest', async ({
+  t,
+}) => {
   const org = await createOrg(t.db.sql);
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '10']);
   const first = await getToken(t, await createClient(t.db.sql, org));
@@ -82,10 +84,13 @@ it('fair share ends once no other client has room', async ({ t }) => {
   const first = await getToken(t, await createClient(t.db.sql, org));
   const otherClient = await createClient(t.db.sql, org);
   await cli(t.db.sql, ['client', 'revoke', '--client', otherClient.clientId]);
-  for (let i = 0; i < 10; i++) assert.is((await call(t, first)).status, 200, `call ${i + 1}: a revoked client is not active`);
+  for (let i = 0; i < 10; i++)
+    assert.is((await call(t, first)).status, 200, `call ${i + 1}: a revoked client is not active`);
 });
 
-it('the quota store down: 503 rate-limiter-unavailable, never an unmetered answer; /v1/me 200 with state unavailable', async ({ t }) => {
+it('the quota store down: 503 rate-limiter-unavailable, never an unmetered answer; /v1/me 200 with state unavailable', async ({
+  t,
+}) => {
   const { token } = await tenant(t);
   const own = await openDatabase({ databaseUrl: t.db.url, max: 1 });
   const logs: unknown[] = [];
@@ -108,7 +113,11 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
   const { token, org, client } = await tenant(t);
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '5']);
   const meter = quota(t.db.sql, () => t.clock.now);
-  const ctx = { principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} } as unknown as Context;
+  const ctx = {
+    principal: { organizationId: org, clientId: client.clientId },
+    headers: {},
+    log: {},
+  } as unknown as Context;
   await meter.charge(ctx, 3);
   const remaining = async () => (await (await t.fetch('/v1/me', bearer(token))).json()).quota.remaining;
   assert.is(await remaining(), 2);
@@ -120,7 +129,8 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
 });
 
 const standingOf = async (sql: Sql, org: string, clientId: string) => {
-  const [row] = await sql`select w.used as window, (select used from quota_client_usage where client_id = ${clientId}) as client
+  const [row] =
+    await sql`select w.used as window, (select used from quota_client_usage where client_id = ${clientId}) as client
     from quota_windows w where w.organization_id = ${org}`;
   return { ...row };
 };
@@ -128,12 +138,18 @@ const standingOf = async (sql: Sql, org: string, clientId: string) => {
 it('concurrent charges and refunds all succeed and net to zero', async ({ t }) => {
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
-  const contexts = Array.from({ length: 40 }, () => ({ principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} }) as unknown as Context);
+  const contexts = Array.from(
+    { length: 40 },
+    () =>
+      ({ principal: { organizationId: org, clientId: client.clientId }, headers: {}, log: {} }) as unknown as Context,
+  );
   // Charges and refunds interleave: half the requests are refunded while the others are still charging.
-  await Promise.all(contexts.map(async (ctx, i) => {
-    await meter.charge(ctx, 3);
-    if (i % 2 === 0) await meter.refund(ctx);
-  }));
+  await Promise.all(
+    contexts.map(async (ctx, i) => {
+      await meter.charge(ctx, 3);
+      if (i % 2 === 0) await meter.refund(ctx);
+    }),
+  );
   await Promise.all(contexts.filter((_, i) => i % 2 === 1).map((ctx) => meter.refund(ctx)));
   // Forty charges at once take a lease; refunds of leased charges go back into it, and closing gives it back.
   await meter.close();
@@ -143,8 +159,18 @@ it('concurrent charges and refunds all succeed and net to zero', async ({ t }) =
 const meterContext = (org: string, clientId: string) =>
   ({ principal: { organizationId: org, clientId }, headers: {}, log: {} }) as unknown as Context;
 
-it('a refund takes the window row before the client\'s usage row, as a charge does, so the two never deadlock', async ({ t }) => {
-  if (skipped(!onPostgres, 'quota', 'a refund takes the window row first', 'needs PostgreSQL: needs three connections at once; the embedded database runs one statement at a time')) return;
+it("a refund takes the window row before the client's usage row, as a charge does, so the two never deadlock", async ({
+  t,
+}) => {
+  if (
+    skipped(
+      !onPostgres,
+      'quota',
+      'a refund takes the window row first',
+      'needs PostgreSQL: needs three connections at once; the embedded database runs one statement at a time',
+    )
+  )
+    return;
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
   const ctx = meterContext(org, client.clientId);
@@ -156,11 +182,12 @@ it('a refund takes the window row before the client\'s usage row, as a charge do
   const refund = meter.refund(ctx);
   await new Promise((r) => setTimeout(r, 300));
   // While the refund waits for the window, the client's usage row must still be free for the charge to take.
-  const free = await t.db.sql`select used from quota_client_usage where client_id = ${client.clientId} for update skip locked`;
+  const free = await t.db
+    .sql`select used from quota_client_usage where client_id = ${client.clientId} for update skip locked`;
   await holder`rollback`;
   holder.release();
   await refund;
-  assert.is(free.length, 1, 'the refund locked the client\'s usage row before the window row: the reverse of a charge');
+  assert.is(free.length, 1, "the refund locked the client's usage row before the window row: the reverse of a charge");
   assert.is(ctx.headers.ratelimit, '"hourly";r=10000;t=2700');
 });
 
@@ -177,19 +204,33 @@ function countingSql(sql: Sql, options: { hold?: boolean } = {}) {
   return counted;
 }
 
-it('charges that arrive together share one call to the store, each with its own outcome and standing', async ({ t }) => {
+it('charges that arrive together share one call to the store, each with its own outcome and standing', async ({
+  t,
+}) => {
   const { org, client } = await tenant(t);
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '25']);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
   const contexts = Array.from({ length: 40 }, () => meterContext(org, client.clientId));
-  const outcomes = await Promise.all(contexts.map((ctx) => Promise.resolve(meter.charge(ctx, 1)).then(() => 'ok', (e: ApiError) => e.type)));
+  const outcomes = await Promise.all(
+    contexts.map((ctx) =>
+      Promise.resolve(meter.charge(ctx, 1)).then(
+        () => 'ok',
+        (e: ApiError) => e.type,
+      ),
+    ),
+  );
   assert.ok(counted.calls <= 3, `${counted.calls} calls for 40 charges`);
   assert.is(outcomes.filter((o) => o === 'ok').length, 25);
   assert.is(outcomes.filter((o) => o === 'rate-limit-exceeded').length, 15);
   // Each charge that went through saw its own standing: 24 down to 0 remaining, every one once.
-  const remaining = contexts.filter((_, i) => outcomes[i] === 'ok').map((ctx) => Number(/r=(\d+)/.exec(ctx.headers.ratelimit)![1]));
-  assert.equal(remaining.sort((a, b) => a - b), Array.from({ length: 25 }, (_, i) => i));
+  const remaining = contexts
+    .filter((_, i) => outcomes[i] === 'ok')
+    .map((ctx) => Number(/r=(\d+)/.exec(ctx.headers.ratelimit)![1]));
+  assert.equal(
+    remaining.sort((a, b) => a - b),
+    Array.from({ length: 25 }, (_, i) => i),
+  );
   const [row] = await t.db.sql`select used from quota_windows where organization_id = ${org}`;
   assert.is(row.used, 25);
 });
@@ -201,20 +242,27 @@ it('a batch applies each charge in order, fair share included, exactly as one at
   const a = client.clientId;
   const b = other.clientId;
   const noLeases = [0, 0, 0, 0, 0, 0, 0, 0];
-  const rows = await t.db.sql`select outcome, used from charge_quota_leasing(${org}, ${new Date(windowStart(t.clock.now))}, ${[a, a, a, a, a, a, b, b]}, ${[1, 1, 1, 1, 1, 1, 3, 2]}, ${noLeases})`;
+  const rows = await t.db
+    .sql`select outcome, used from charge_quota_leasing(${org}, ${new Date(windowStart(t.clock.now))}, ${[a, a, a, a, a, a, b, b]}, ${[1, 1, 1, 1, 1, 1, 3, 2]}, ${noLeases})`;
   assert.equal(
     rows.map((r) => `${r.outcome}:${r.used}`),
     ['ok:1', 'ok:2', 'ok:3', 'ok:4', 'ok:5', 'fair-share:5', 'ok:8', 'ok:10'],
   );
 });
 
-it('a busy client takes a lease: fewer calls, every charge counted, and the unspent units go back on close', async ({ t }) => {
+it('a busy client takes a lease: fewer calls, every charge counted, and the unspent units go back on close', async ({
+  t,
+}) => {
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
   let ok = 0;
   for (let wave = 0; wave < 5; wave++) {
-    await Promise.all(Array.from({ length: 40 }, () => Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => ok++)));
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => ok++),
+      ),
+    );
   }
   assert.is(ok, 200);
   // A batch of one, then batches that each take a lease of up to 100 units: far fewer calls than waves of 40 alone.
@@ -225,7 +273,9 @@ it('a busy client takes a lease: fewer calls, every charge counted, and the unsp
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 200, client: 200 });
 });
 
-it('a lease running low is renewed ahead, so a busy client keeps spending without waiting on the store', async ({ t }) => {
+it('a lease running low is renewed ahead, so a busy client keeps spending without waiting on the store', async ({
+  t,
+}) => {
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
@@ -238,14 +288,18 @@ it('a lease running low is renewed ahead, so a busy client keeps spending withou
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 190, client: 190 });
 });
 
-it('a client whose requests outrun its lease asks for twice as much each time, up to 1,600 units, and starts again at 100 once quiet', async ({ t }) => {
+it('a client whose requests outrun its lease asks for twice as much each time, up to 1,600 units, and starts again at 100 once quiet', async ({
+  t,
+}) => {
   const { org, client } = await tenant(t);
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '1000000']);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
   // charge-quota-batch's fifth parameter: what each charge asks to lease after it.
-  const largestAsk = () => Math.max(0, ...counted.params.flatMap((p) => (Array.isArray(p[4]) ? (p[4] as number[]) : [])));
-  const wave = (n: number) => Promise.all(Array.from({ length: n }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  const largestAsk = () =>
+    Math.max(0, ...counted.params.flatMap((p) => (Array.isArray(p[4]) ? (p[4] as number[]) : [])));
+  const wave = (n: number) =>
+    Promise.all(Array.from({ length: n }, () => meter.charge(meterContext(org, client.clientId), 1)));
   await wave(40);
   assert.is(largestAsk(), 100);
   // Waves far larger than any lease: each finds the lease empty before its renewal comes back.
@@ -272,7 +326,10 @@ it('a refund of a leased charge goes back into the lease, with no call to the st
   await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
   const leased = Array.from({ length: 10 }, () => meterContext(org, client.clientId));
   for (const ctx of leased) await meter.charge(ctx, 1);
-  assert.ok(leased.every((ctx) => ctx.charge?.leased), 'served from the lease');
+  assert.ok(
+    leased.every((ctx) => ctx.charge?.leased),
+    'served from the lease',
+  );
   const before = counted.calls;
   for (const ctx of leased) await meter.refund(ctx);
   assert.is(counted.calls, before, 'no refund went to the store');
@@ -313,7 +370,9 @@ it('with leases the window never passes the budget, and every unit is spent or g
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: ok, client: ok });
 });
 
-it('a lease is sized to stay clear of the budget and of half of it, and is not taken for a small budget', async ({ t }) => {
+it('a lease is sized to stay clear of the budget and of half of it, and is not taken for a small budget', async ({
+  t,
+}) => {
   const { org, client } = await tenant(t);
   await createClient(t.db.sql, org, { name: 'dashboard' });
   // Each case in a window of its own.
@@ -329,7 +388,8 @@ it('a lease is sized to stay clear of the budget and of half of it, and is not t
   // Budget 1 000: half is 500, and (500 - 1) / 64 is 7 units.
   assert.equal(await charge(1000, 1, [100]), ['ok:8:7']);
   // Near half the budget (490 of 500: 10 / 64 is 0), none.
-  await t.db.sql`update quota_client_usage set used = 490 where client_id = ${client.clientId} and window_start = ${windowAt(1)}`;
+  await t.db
+    .sql`update quota_client_usage set used = 490 where client_id = ${client.clientId} and window_start = ${windowAt(1)}`;
   await t.db.sql`update quota_windows set used = 490 where organization_id = ${org} and window_start = ${windowAt(1)}`;
   assert.equal(await charge(1000, 1, [100]), ['ok:491:0']);
   // A budget of 100: (100 - 1) / 64 is 1, too few to lease.
@@ -339,13 +399,26 @@ it('a lease is sized to stay clear of the budget and of half of it, and is not t
 it('/v1/me right after a burst reads what was spent, not what this process holds leased', async ({ t }) => {
   const { token } = await tenant(t);
   const statuses = await Promise.all(Array.from({ length: 40 }, () => call(t, token).then((r) => r.status)));
-  assert.equal(statuses, statuses.map(() => 200));
+  assert.equal(
+    statuses,
+    statuses.map(() => 200),
+  );
   const me = await (await t.fetch('/v1/me', bearer(token))).json();
   assert.is(me.quota.remaining, 10000 - 40);
 });
 
-it('a charge held on a locked window past its time is cancelled by PostgreSQL: the 503 is never charged later', async ({ t }) => {
-  if (skipped(!onPostgres, 'quota', 'a 503 costs nothing', 'needs PostgreSQL: the embedded database has no statement timeout to enforce')) return;
+it('a charge held on a locked window past its time is cancelled by PostgreSQL: the 503 is never charged later', async ({
+  t,
+}) => {
+  if (
+    skipped(
+      !onPostgres,
+      'quota',
+      'a 503 costs nothing',
+      'needs PostgreSQL: the embedded database has no statement timeout to enforce',
+    )
+  )
+    return;
   const { org, client } = await tenant(t);
   // The server's shared pool, as main.ts opens it: statements end on the server after 2.5 s.
   const db = await openDatabase({ databaseUrl: t.db.url, max: 2, statementTimeoutMs: 2500 });
@@ -353,11 +426,15 @@ it('a charge held on a locked window past its time is cancelled by PostgreSQL: t
   try {
     const meter = quota(db.sql, () => t.clock.now);
     await meter.charge(meterContext(org, client.clientId), 1);
-    const used = async () => (await t.db.sql`select used from quota_windows where organization_id = ${org}`)[0].used as number;
+    const used = async () =>
+      (await t.db.sql`select used from quota_windows where organization_id = ${org}`)[0].used as number;
     const before = await used();
     await blocker`begin`;
     await blocker`select * from quota_windows where organization_id = ${org} for update`;
-    const refused = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => 'ok', (e: ApiError) => e.type);
+    const refused = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
+      () => 'ok',
+      (e: ApiError) => e.type,
+    );
     assert.is(refused, 'rate-limiter-unavailable');
     await new Promise((r) => setTimeout(r, 700));
     await blocker`commit`;
@@ -375,7 +452,10 @@ it('a call the store never answers fails its charges, and the next charges go th
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql, { hold: true });
   const meter = quota(counted.sql, () => t.clock.now);
-  const stuck = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => 'ok', (e: ApiError) => e.type);
+  const stuck = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
+    () => 'ok',
+    (e: ApiError) => e.type,
+  );
   assert.is(stuck, 'rate-limiter-unavailable');
   const ctx = meterContext(org, client.clientId);
   await meter.charge(ctx, 1);
@@ -410,15 +490,18 @@ order('lock before scope: a locked subscription without the scope is subscriptio
   assert.is(await typeOf(await t.fetch('/v1/metrics', bearer(token))), '403 subscription-locked');
 });
 
-order('scope before charge: a spent budget without the scope is insufficient-scope, and costs nothing', async ({ t }) => {
-  const { token, org } = await tenant(t, { scopes: 'segments:read' });
-  await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '0']);
-  const res = await t.fetch('/v1/metrics', bearer(token));
-  assert.is(res.headers.get('www-authenticate'), 'Bearer error="insufficient_scope", scope="reports:read"');
-  const body = await res.json();
-  assert.is(`${res.status} ${body.type.split('/').pop()}`, '403 insufficient-scope');
-  assert.match(body.detail, 'reports:read');
-});
+order(
+  'scope before charge: a spent budget without the scope is insufficient-scope, and costs nothing',
+  async ({ t }) => {
+    const { token, org } = await tenant(t, { scopes: 'segments:read' });
+    await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', '0']);
+    const res = await t.fetch('/v1/metrics', bearer(token));
+    assert.is(res.headers.get('www-authenticate'), 'Bearer error="insufficient_scope", scope="reports:read"');
+    const body = await res.json();
+    assert.is(`${res.status} ${body.type.split('/').pop()}`, '403 insufficient-scope');
+    assert.match(body.detail, 'reports:read');
+  },
+);
 
 order('charge before parameters: a spent budget with a bad pageSize is 429', async ({ t }) => {
   const { token, org } = await tenant(t);
@@ -433,7 +516,10 @@ order.run();
 const processes = suite('quota across processes');
 
 /** Two server processes on one fresh database, a client at the budget given, and 300 concurrent requests split between them. */
-async function burstOnTwoServers(budget: number, check: (statuses: number[], servers: RunningServer[], t: TestApp, org: string) => Promise<void>) {
+async function burstOnTwoServers(
+  budget: number,
+  check: (statuses: number[], servers: RunningServer[], t: TestApp, org: string) => Promise<void>,
+) {
   const t = await testApp();
   const servers: RunningServer[] = [];
   try {
@@ -445,7 +531,9 @@ async function burstOnTwoServers(budget: number, check: (statuses: number[], ser
     const access_token = await tokenFrom(servers[0], client);
     const statuses = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
-        fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(async (r) => (await r.arrayBuffer(), r.status)),
+        fetch(`${servers[i % 2].url}/v1/metrics`, { headers: { authorization: `Bearer ${access_token}` } }).then(
+          async (r) => (await r.arrayBuffer(), r.status),
+        ),
       ),
     );
     await check(statuses, servers, t, org);
@@ -463,14 +551,19 @@ processes('300 concurrent requests against a budget of 100 from two server proce
     const count = (s: number) => statuses.filter((x) => x === s).length;
     assert.equal({ ok: count(200), limited: count(429) }, { ok: 100, limited: 200 });
     assert.is(await windowUsed(t, org), 100);
-  }));
+  }),
+);
 
 processes('leases across two processes: every request served, and a shutdown gives back what was unspent', () =>
   burstOnTwoServers(100_000, async (statuses, servers, t, org) => {
-    assert.equal(statuses, statuses.map(() => 200));
+    assert.equal(
+      statuses,
+      statuses.map(() => 200),
+    );
     // At once, inside the leases' quarter second: only the shutdown can give the unspent units back.
     for (const server of servers.splice(0)) assert.is(await server.stop(), 0);
     assert.is(await windowUsed(t, org), 300);
-  }));
+  }),
+);
 
 processes.run();

@@ -16,21 +16,30 @@ const it = suite('reference');
 const text = readFileSync('spec/openapi.json', 'utf8');
 
 type Json = Record<string, any>;
-const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => ({ path, method, op: op as Json })));
-const resolve = (node: Json): Json => (node.$ref ? doc.components[node.$ref.split('/')[2]][node.$ref.split('/')[3]] : node);
+const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+  Object.entries(item as Json).map(([method, op]) => ({ path, method, op: op as Json })),
+);
+const resolve = (node: Json): Json =>
+  node.$ref ? doc.components[node.$ref.split('/')[2]][node.$ref.split('/')[3]] : node;
 
 it("Spectral's spectral:oas ruleset finds nothing", async () => {
   const { Spectral, Document } = spectralCore;
   const spectral = new Spectral();
   spectral.setRuleset({ extends: [oas] } as never);
   const results = await spectral.run(new Document(text, spectralParsers.Json, 'spec/openapi.json'));
-  assert.equal(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`), []);
+  assert.equal(
+    results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`),
+    [],
+  );
 });
 
 it("Redocly's recommended rules find nothing", async () => {
   const config = await createConfig({ extends: ['recommended'] });
   const problems = await lintFromString({ source: text, absoluteRef: 'spec/openapi.json', config });
-  assert.equal(problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`), []);
+  assert.equal(
+    problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`),
+    [],
+  );
 });
 
 it('every response of every operation has an example (but a workbook), and each is valid against its schema', () => {
@@ -38,7 +47,11 @@ it('every response of every operation has an example (but a workbook), and each 
   for (const { path, method, op } of operations) {
     for (const [status, raw] of Object.entries(op.responses as Json)) {
       for (const [type, media] of Object.entries((resolve(raw as Json).content ?? {}) as Json)) {
-        const values = media.examples ? Object.values(media.examples as Json).map((e) => e.value) : 'example' in media ? [media.example] : [];
+        const values = media.examples
+          ? Object.values(media.examples as Json).map((e) => e.value)
+          : 'example' in media
+            ? [media.example]
+            : [];
         if (type.includes('spreadsheetml')) continue; // a binary file: its schema is `format: binary`
         assert.ok(values.length, `${method.toUpperCase()} ${path} ${status} ${type} has an example`);
         for (const value of values) validateResponse(path, method, Number(status), value, type);
@@ -52,14 +65,28 @@ it('every response of every operation has an example (but a workbook), and each 
 it('every operation has a curl example for its own path, with parameters it declares', () => {
   for (const { path, method, op } of operations) {
     const samples = op['x-codeSamples'] as { lang: string; label: string; source: string }[];
-    assert.equal(samples?.map((s) => s.label), ['curl'], `${path}: one curl example`);
+    assert.equal(
+      samples?.map((s) => s.label),
+      ['curl'],
+      `${path}: one curl example`,
+    );
     const source = samples[0].source;
     const url = /curl [^"]*?"?(https:\/\/readout\.example[^"\s]*)/.exec(source)?.[1];
     assert.ok(url, `${path}: ${source}`);
     const asked = new URL(url.replace(/\$(\w+)/g, 'VAR-$1'));
-    assert.match(asked.pathname, new RegExp(`^${path.replace(/\{\w+\}/g, 'VAR-[A-Z_]+').replace(/\./g, '\\.')}$`), `${path}: ${url}`);
-    const declared = new Set((op.parameters ?? []).map((p: Json) => resolve(p)).filter((p: Json) => p.in === 'query').map((p: Json) => p.name));
-    for (const name of asked.searchParams.keys()) assert.ok(declared.has(name), `${path}: ${name} is a declared parameter`);
+    assert.match(
+      asked.pathname,
+      new RegExp(`^${path.replace(/\{\w+\}/g, 'VAR-[A-Z_]+').replace(/\./g, '\\.')}$`),
+      `${path}: ${url}`,
+    );
+    const declared = new Set(
+      (op.parameters ?? [])
+        .map((p: Json) => resolve(p))
+        .filter((p: Json) => p.in === 'query')
+        .map((p: Json) => p.name),
+    );
+    for (const name of asked.searchParams.keys())
+      assert.ok(declared.has(name), `${path}: ${name} is a declared parameter`);
     if (method === 'post') assert.match(source, /-d grant_type=client_credentials/);
     if (op.security?.length) assert.match(source, /-H "Authorization: Bearer \$TOKEN"/, `${path} sends the token`);
   }
@@ -78,7 +105,11 @@ it("Redoc's bundle is served without its request to another host, and nothing in
   const script = redocScript();
   assert.not.ok(script.includes(REDOC_LOGO));
   assert.not.match(script, /<\/script/i);
-  assert.is(JSON.parse(readFileSync('package.json', 'utf8')).dependencies.redoc, '2.5.4', 'pinned: the logo address is checked against this version');
+  assert.is(
+    JSON.parse(readFileSync('package.json', 'utf8')).dependencies.redoc,
+    '2.5.4',
+    'pinned: the logo address is checked against this version',
+  );
 });
 
 it('the licence is MIT: LICENSE, package.json and the document say so', () => {

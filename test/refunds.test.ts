@@ -48,9 +48,22 @@ it('data-source-unavailable costs nothing, and its RateLimit shows the refund', 
 });
 
 it('request-timeout and a backend killed under the query cost nothing, here and in another process', async ({ t }) => {
-  if (skipped(!onPostgres, 'refunds', 'a timeout and a killed backend refunded', 'needs PostgreSQL: the embedded database cannot cancel or end a running query')) return;
+  if (
+    skipped(
+      !onPostgres,
+      'refunds',
+      'a timeout and a killed backend refunded',
+      'needs PostgreSQL: the embedded database cannot cancel or end a running query',
+    )
+  )
+    return;
   const { token, report, used } = await setUp(t);
-  const app = createApp({ sql: t.db.sql, config: { ...t.config, requestDeadlineMs: 700 }, clock: () => t.clock.now, log: () => {} });
+  const app = createApp({
+    sql: t.db.sql,
+    config: { ...t.config, requestDeadlineMs: 700 },
+    clock: () => t.clock.now,
+    log: () => {},
+  });
   const other = createApp({ sql: t.db.sql, config: t.config, clock: () => t.clock.now, log: () => {} });
   const blocker = await t.db.sql.reserve();
   try {
@@ -66,8 +79,10 @@ it('request-timeout and a backend killed under the query cost nothing, here and 
     let killed = 0;
     for (let i = 0; i < 100 && killed === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      killed = (await t.db.sql`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-        where wait_event_type = 'Lock' and query like '%report-data-campaign%' and pid <> pg_backend_pid()`)[0].n;
+      killed = (
+        await t.db.sql`select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
+        where wait_event_type = 'Lock' and query like '%report-data-campaign%' and pid <> pg_backend_pid()`
+      )[0].n;
     }
     assert.ok(killed > 0, 'the waiting query was found and ended');
     const failed = await pending;

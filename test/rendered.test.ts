@@ -5,7 +5,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { cellStyles } from '../src/report/formats/sheetLayout.ts';
-import { BASE_METRICS, rowMetrics, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
+import {
+  BASE_METRICS,
+  rowMetrics,
+  SYSTEM_METRICS,
+  writeMetrics,
+  type MetricPlan,
+  type Sums,
+} from '../src/report/metrics.ts';
 import { renderedQuery, type RenderedFormat } from '../src/report/formats/rendered.ts';
 import type { Formula } from '../src/report/formula.ts';
 import { sheetRow } from '../src/report/formats/sheetRow.ts';
@@ -31,33 +38,88 @@ const SOURCE = `select * from jsonb_to_recordset($1::jsonb) as q("creativeId" uu
  */
 async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
   const held = await t.db.sql.unsafe<Row[]>(SOURCE, [input as never]);
-  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, DIMENSION_KEYS.creative, metrics, 'xlsx'), [input as never]);
+  const rendered = await t.db.sql.unsafe<{ line: string }[]>(
+    renderedQuery(SOURCE, DIMENSION_KEYS.creative, metrics, 'xlsx'),
+    [input as never],
+  );
   const fromCells = held.map((row, i) => {
     const cells: unknown[] = KEYS.map((key) => row[key]);
     writeMetrics(row, metrics, cells, KEYS.length);
     // Data rows follow the header: row 2 onwards in a sheet.
-    return sheetRow(i + 1, cells, cellStyles(KEYS.length, metrics.map((metric) => metric.kind)));
+    return sheetRow(
+      i + 1,
+      cells,
+      cellStyles(
+        KEYS.length,
+        metrics.map((metric) => metric.kind),
+      ),
+    );
   });
   return { sql: rendered.map((r) => r.line), cells: fromCells };
 }
 
 // Names with everything CSV, XML and spreadsheets treat specially, and characters XML cannot hold.
 const name = fc.option(
-  fc.string({ unit: fc.constantFrom('a', 'Z', ' ', ',', '"', "'", '\n', '\r', '\t', '=', '+', '-', '@', '&', '<', '>', '\x01', '\x1f', '\ufffe', '\uffff', 'é', '😀'), maxLength: 8 }),
+  fc.string({
+    unit: fc.constantFrom(
+      'a',
+      'Z',
+      ' ',
+      ',',
+      '"',
+      "'",
+      '\n',
+      '\r',
+      '\t',
+      '=',
+      '+',
+      '-',
+      '@',
+      '&',
+      '<',
+      '>',
+      '\x01',
+      '\x1f',
+      '\ufffe',
+      '\uffff',
+      'é',
+      '😀',
+    ),
+    maxLength: 8,
+  }),
   { freq: 8 },
 );
 // Numbers around every place where the two languages write them differently (below 1e-6, 1e-4, ties, negative zero).
 // Below 1e15: beyond it, PostgreSQL's shortest digits for a double can differ from JavaScript's in the last place
 // (9.999999999999999e+22 for 1e+23), the same double either way, which the test of the edges below checks.
-const number = fc.oneof(
-  fc.constantFrom(0, -0, 1, 2.5, 0.5e-6, 1.5e-6, 1e-7, 1.25e-5, 0.0001, 99999.99999950001, 123456789.123456, 999999999.9999995, -3e-5),
-  fc.integer({ min: 0, max: 10_000_000 }).map(Number),
-  fc.double({ min: -1e11, max: 1e11, noNaN: true }),
-  fc.double({ min: 1e-9, max: 1e-3, noNaN: true }),
-).filter((x) => x === 0 || Math.abs(x) >= 1e-12);
+const number = fc
+  .oneof(
+    fc.constantFrom(
+      0,
+      -0,
+      1,
+      2.5,
+      0.5e-6,
+      1.5e-6,
+      1e-7,
+      1.25e-5,
+      0.0001,
+      99999.99999950001,
+      123456789.123456,
+      999999999.9999995,
+      -3e-5,
+    ),
+    fc.integer({ min: 0, max: 10_000_000 }).map(Number),
+    fc.double({ min: -1e11, max: 1e11, noNaN: true }),
+    fc.double({ min: 1e-9, max: 1e-3, noNaN: true }),
+  )
+  .filter((x) => x === 0 || Math.abs(x) >= 1e-12);
 // A denominator is zero or at least one: money and counts (a ratio past double precision's range raises an error in
 // PostgreSQL where JavaScript reaches Infinity; metrics.ts).
-const denominator = fc.oneof(number.filter((x) => x === 0 || Math.abs(x) >= 1), fc.constant(0));
+const denominator = fc.oneof(
+  number.filter((x) => x === 0 || Math.abs(x) >= 1),
+  fc.constant(0),
+);
 // Ids are uuids, written as they are; every other key is text, and the name stands for them all.
 const id = fc.option(fc.uuid(), { freq: 8 });
 const row = fc.record({
@@ -78,13 +140,27 @@ const { formula } = fc.letrec<{ formula: Formula }>((tie) => ({
   formula: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom(...Object.keys(SYSTEM_METRICS), '__invalid__').map((name): Formula => ({ op: 'ref', name })),
-    fc.oneof(number, fc.constantFrom(0, 1e-200, 1e-305, 1e150, 1e299, 1e300, 1.0000000000000002e300, 1e301, 1e306)).map((value): Formula => ({ op: 'num', value: Math.abs(value) })),
+    fc
+      .oneof(number, fc.constantFrom(0, 1e-200, 1e-305, 1e150, 1e299, 1e300, 1.0000000000000002e300, 1e301, 1e306))
+      .map((value): Formula => ({ op: 'num', value: Math.abs(value) })),
     tie('formula').map((arg): Formula => ({ op: 'neg', arg })),
-    fc.record({ op: fc.constantFrom('+', '-', '*', '/'), left: tie('formula'), right: tie('formula') }) as fc.Arbitrary<Formula>,
+    fc.record({
+      op: fc.constantFrom('+', '-', '*', '/'),
+      left: tie('formula'),
+      right: tie('formula'),
+    }) as fc.Arbitrary<Formula>,
   ),
 }));
-const system = fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)).map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false, kind: SYSTEM_METRICS[n].kind })));
-const custom = fc.array(formula, { maxLength: 3 }).map((formulas) => formulas.map((f, i): MetricPlan => ({ name: `custom_${i}`, conversionDerived: false, formula: f, kind: 'decimal' })));
+const system = fc
+  .shuffledSubarray(Object.keys(SYSTEM_METRICS))
+  .map((names) => names.map((n): MetricPlan => ({ name: n, conversionDerived: false, kind: SYSTEM_METRICS[n].kind })));
+const custom = fc
+  .array(formula, { maxLength: 3 })
+  .map((formulas) =>
+    formulas.map(
+      (f, i): MetricPlan => ({ name: `custom_${i}`, conversionDerived: false, formula: f, kind: 'decimal' }),
+    ),
+  );
 const metrics = fc.tuple(system, custom).map(([a, b]) => [...a, ...b]);
 
 it('xlsx: every row as PostgreSQL renders it equals the row written from its cells', async ({ t }) => {
@@ -99,24 +175,37 @@ it('xlsx: every row as PostgreSQL renders it equals the row written from its cel
 
 const ID = '00000000-0000-4000-8000-000000000000';
 
-it('json: every row as PostgreSQL renders it parses to the row the data endpoint builds from its cells', async ({ t }) => {
+it('json: every row as PostgreSQL renders it parses to the row the data endpoint builds from its cells', async ({
+  t,
+}) => {
   await fc.assert(
     fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
       const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
-      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, DIMENSION_KEYS.creative, plans, 'json'), [rows as never]);
-      const built = held.map((r) => ({ dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])), metrics: rowMetrics(r, plans) }));
+      const rendered = await t.db.sql.unsafe<{ line: string }[]>(
+        renderedQuery(SOURCE, DIMENSION_KEYS.creative, plans, 'json'),
+        [rows as never],
+      );
+      const built = held.map((r) => ({
+        dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])),
+        metrics: rowMetrics(r, plans),
+      }));
       assert.equal(
         rendered.map((r) => JSON.parse(r.line)),
         built,
       );
       // The same members in the same order, as JSON.stringify writes them.
-      assert.equal(rendered.map((r) => JSON.stringify(JSON.parse(r.line))), built.map((r) => JSON.stringify(r)));
+      assert.equal(
+        rendered.map((r) => JSON.stringify(JSON.parse(r.line))),
+        built.map((r) => JSON.stringify(r)),
+      );
     }),
     { numRuns: 150 },
   );
 });
 
-it('custom formulas where a double overflows or underflows to zero: the same value (or null) from both, never an error', async ({ t }) => {
+it('custom formulas where a double overflows or underflows to zero: the same value (or null) from both, never an error', async ({
+  t,
+}) => {
   const num = (value: number): Formula => ({ op: 'num', value });
   const op = (o: '+' | '-' | '*' | '/', left: Formula, right: Formula): Formula => ({ op: o, left, right });
   const spend: Formula = { op: 'ref', name: 'spend' };
@@ -132,8 +221,23 @@ it('custom formulas where a double overflows or underflows to zero: the same val
     op('/', spend, num(0)),
     op('*', num(0), num(1e306)),
   ];
-  const plans = formulas.map((formula, i): MetricPlan => ({ name: `edge_${i}`, conversionDerived: false, formula, kind: 'decimal' }));
-  const rows = [2.5, 1e-9, 0].map((value): Row => ({ creativeId: ID, creativeName: 'x', campaignId: ID, impressions: 1, clicks: 1, spend: value, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
+  const plans = formulas.map(
+    (formula, i): MetricPlan => ({ name: `edge_${i}`, conversionDerived: false, formula, kind: 'decimal' }),
+  );
+  const rows = [2.5, 1e-9, 0].map(
+    (value): Row => ({
+      creativeId: ID,
+      creativeName: 'x',
+      campaignId: ID,
+      impressions: 1,
+      clicks: 1,
+      spend: value,
+      conversions: 1,
+      conversion_value: 0,
+      video_views: 0,
+      video_completions: 0,
+    }),
+  );
   const { sql, cells } = await both(t, rows, plans);
   assert.equal(sql, cells);
 });
@@ -149,8 +253,43 @@ it('a uuid key given text that is not a uuid fails, rather than being written un
 });
 
 it('numbers at the edges of both notations: the same text, or past 1e15 the same double', async ({ t }) => {
-  const values = [0, -0, 1e-7, 1.5e-7, 1e-6, 1.25e-5, 0.0001, 0.5, 1e14, 999999999999999.9, 1e15, 1.5e15, 1234567890123456, 2 ** 53 + 2, 1e20, 1e21, 1.5e21, 1e23, 1e100, -1e-5, -1e21];
-  const rows = values.map((spend): Row => ({ creativeId: ID, creativeName: 'x', campaignId: ID, impressions: 1, clicks: 1, spend, conversions: 1, conversion_value: 0, video_views: 0, video_completions: 0 }));
+  const values = [
+    0,
+    -0,
+    1e-7,
+    1.5e-7,
+    1e-6,
+    1.25e-5,
+    0.0001,
+    0.5,
+    1e14,
+    999999999999999.9,
+    1e15,
+    1.5e15,
+    1234567890123456,
+    2 ** 53 + 2,
+    1e20,
+    1e21,
+    1.5e21,
+    1e23,
+    1e100,
+    -1e-5,
+    -1e21,
+  ];
+  const rows = values.map(
+    (spend): Row => ({
+      creativeId: ID,
+      creativeName: 'x',
+      campaignId: ID,
+      impressions: 1,
+      clicks: 1,
+      spend,
+      conversions: 1,
+      conversion_value: 0,
+      video_views: 0,
+      video_completions: 0,
+    }),
+  );
   const { sql, cells } = await both(t, rows, [{ name: 'spend', conversionDerived: false }]);
   sql.forEach((line, i) => {
     const [ours, theirs] = [line, cells[i]].map((l) => /<v>([^<]*)<\/v>/.exec(l)![1]);
@@ -161,7 +300,8 @@ it('numbers at the edges of both notations: the same text, or past 1e15 the same
 
 it('no dimensions and no metrics: an empty worksheet row', async ({ t }) => {
   const text = (format: RenderedFormat) => renderedQuery('select 1 as impressions', DIMENSION_KEYS.total, [], format);
-  const lines = async (format: RenderedFormat) => (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
+  const lines = async (format: RenderedFormat) =>
+    (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
   assert.equal(await lines('xlsx'), ['<row r="2"></row>']);
 });
 

@@ -27,7 +27,15 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
 }
 
 it('reads go to the standby, never behind the primary; a paused, lagging or stopped standby is skipped until it is back', async () => {
-  if (skipped(!postgresBin(), 'replicas', 'a real standby', "needs PostgreSQL's server binaries (Debian's postgresql package) to make a primary and a standby")) return;
+  if (
+    skipped(
+      !postgresBin(),
+      'replicas',
+      'a real standby',
+      "needs PostgreSQL's server binaries (Debian's postgresql package) to make a primary and a standby",
+    )
+  )
+    return;
   let cluster: Cluster | undefined;
   let app: App | undefined;
   const primarySql = () => postgres(cluster!.primary.url(), { max: 2, onnotice: () => {} });
@@ -40,19 +48,39 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
     const seeded = await runCommand(['demo', '--json'], { sql, now: Date.now(), progress: () => {} });
     const demo = JSON.parse(seeded.stdout);
     const logs: LogLine[] = [];
-    const config = loadConfig({ BASE_URL: BASE, DATABASE_URL: primary.url(), DATABASE_REPLICA_URLS: standby.url(), REPLICA_MAX_LAG_MS: '1000', HEAVY_CONNECTIONS: '10' });
+    const config = loadConfig({
+      BASE_URL: BASE,
+      DATABASE_URL: primary.url(),
+      DATABASE_REPLICA_URLS: standby.url(),
+      REPLICA_MAX_LAG_MS: '1000',
+      HEAVY_CONNECTIONS: '10',
+    });
     const metrics = createMetrics();
     app = createApp({ sql, config, log: (line) => logs.push(line), metrics });
     const scraped = () => metrics.registry.metrics();
     const call = (path: string, init?: RequestInit) => app!(new Request(BASE + path, init));
-    const token = (await (await call('/api/connect/token', { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: demo.clientId, client_secret: demo.clientSecret }) })).json()).access_token;
+    const token = (
+      await (
+        await call('/api/connect/token', {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: demo.clientId,
+            client_secret: demo.clientSecret,
+          }),
+        })
+      ).json()
+    ).access_token;
     const auth = { headers: { authorization: `Bearer ${token}` } };
     const servedBy = () => logs.at(-1)!.standby ?? 'primary';
     const accounts = `/v1/organizations/${demo.organizationId}/ad-accounts`;
     const data = `/v1/reports/${demo.reportIds[0]}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31`;
 
     // Once the standby has replayed the seed and been watched, reads go to it.
-    await until('the standby to be used', async () => ((await call(accounts, auth)).status === 200 && servedBy() !== 'primary'));
+    await until(
+      'the standby to be used',
+      async () => (await call(accounts, auth)).status === 200 && servedBy() !== 'primary',
+    );
     assert.is(servedBy(), `127.0.0.1:${standby.port}/postgres`);
     const named = `127.0.0.1:${standby.port}/postgres`;
     assert.match(await scraped(), `readout_standby_usable{standby="${named}"} 1`);
@@ -69,7 +97,8 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
 
     // Replay paused: a change on the primary is answered at once, by the primary, with the ETag of what it serves.
     standby.psql('select pg_wal_replay_pause()');
-    const [account] = await sql`update ad_accounts set name = 'Renamed on the primary', last_fetched_at = now() where organization_id = ${demo.organizationId}
+    const [account] =
+      await sql`update ad_accounts set name = 'Renamed on the primary', last_fetched_at = now() where organization_id = ${demo.organizationId}
       and platform = 'google-ads' returning id, last_fetched_at`;
     const renamed = await (await call(accounts, auth)).json();
     assert.is(servedBy(), 'primary', 'the standby has not replayed the change');
@@ -83,13 +112,16 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
 
     // Still paused, and further behind than REPLICA_MAX_LAG_MS as the primary writes on: marked unusable, so not even
     // asked, until replay resumes.
-    const watched = replicaReads({ name: 'primary', sql, heavy: {} as ExclusivePool }, {
-      urls: [standby.url()],
-      maxLagMs: 1000,
-      watchMs: 100,
-      open: (url) => postgres(url, { max: 1, onnotice: () => {} }),
-      heavy: () => ({ close: async () => {} }) as ExclusivePool,
-    });
+    const watched = replicaReads(
+      { name: 'primary', sql, heavy: {} as ExclusivePool },
+      {
+        urls: [standby.url()],
+        maxLagMs: 1000,
+        watchMs: 100,
+        open: (url) => postgres(url, { max: 1, onnotice: () => {} }),
+        heavy: () => ({ close: async () => {} }) as ExclusivePool,
+      },
+    );
     try {
       await until('the paused standby to count as lagging', async () => {
         await sql!`select pg_switch_wal()`;
@@ -104,7 +136,10 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       await watched.close();
     }
     // Replay resumed: back to the standby, with the same answer and the same ETag.
-    await until('the standby to be used again', async () => ((await call(data, auth)).status === 200 && servedBy() !== 'primary'));
+    await until(
+      'the standby to be used again',
+      async () => (await call(data, auth)).status === 200 && servedBy() !== 'primary',
+    );
     const again = await call(data, { headers: { ...auth.headers, 'if-none-match': etag } });
     assert.is(again.status, 304, 'the standby names the same data');
 
@@ -115,13 +150,20 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       assert.is(res.status, 200);
       await res.arrayBuffer();
     }
-    await until('reads to leave the stopped standby', async () => ((await call(accounts, auth)).status === 200 && servedBy() === 'primary'));
+    await until(
+      'reads to leave the stopped standby',
+      async () => (await call(accounts, auth)).status === 200 && servedBy() === 'primary',
+    );
     assert.match(await scraped(), `readout_standby_usable{standby="${named}"} 0`);
     const down = await call(data, auth);
     assert.is(down.status, 200);
     await down.arrayBuffer();
     standby.start();
-    await until('the standby to be used after its restart', async () => ((await call(accounts, auth)).status === 200 && servedBy() !== 'primary'), 30_000);
+    await until(
+      'the standby to be used after its restart',
+      async () => (await call(accounts, auth)).status === 200 && servedBy() !== 'primary',
+      30_000,
+    );
   } finally {
     await app?.close();
     await sql?.end({ timeout: 1 });

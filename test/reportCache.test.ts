@@ -56,7 +56,11 @@ it('any write to reports, their ad accounts or segments is seen by the very next
   const segmentReport = d.reports['Segment overview'];
   const segments = (await ok(await get(`/v1/reports/${segmentReport}`))).segmentIds as string[];
   await t.db.sql`delete from report_segments where report_id = ${segmentReport} and segment_id = ${segments[0]}`;
-  assert.equal((await ok(await get(`/v1/reports/${segmentReport}`))).segmentIds, segments.slice(1), 'a segment removed');
+  assert.equal(
+    (await ok(await get(`/v1/reports/${segmentReport}`))).segmentIds,
+    segments.slice(1),
+    'a segment removed',
+  );
 });
 
 it('a report that did not exist is found once it is made, and gone once it is deleted', async ({ t, d, get }) => {
@@ -83,10 +87,30 @@ it("another organization's writes leave this one's kept answers in place", async
 it('clients with different allow-lists never share an answer', async ({ t, d, get }) => {
   const { cli, getToken } = await import('./support/fixtures.ts');
   await get('/v1/reports?pageSize=200');
-  const narrow = await cli(t.db.sql, ['client', 'create', '--org', d.org, '--name', 'narrow', '--scopes', 'reports:read', '--reports', d.reports['Monthly spend'], '--ad-accounts', 'all'], t.clock.now);
+  const narrow = await cli(
+    t.db.sql,
+    [
+      'client',
+      'create',
+      '--org',
+      d.org,
+      '--name',
+      'narrow',
+      '--scopes',
+      'reports:read',
+      '--reports',
+      d.reports['Monthly spend'],
+      '--ad-accounts',
+      'all',
+    ],
+    t.clock.now,
+  );
   const token = await getToken(t, { clientId: narrow.clientId, clientSecret: narrow.clientSecret, secretId: '' });
   const page = await ok(await t.fetch('/v1/reports?pageSize=200', bearer(token)));
-  assert.equal(page.data.map((r: { id: string }) => r.id), [d.reports['Monthly spend']]);
+  assert.equal(
+    page.data.map((r: { id: string }) => r.id),
+    [d.reports['Monthly spend']],
+  );
 });
 
 it('the cache keeps the newest version of an entry, and stays inside its size by dropping the oldest', () => {

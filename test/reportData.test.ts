@@ -29,10 +29,41 @@ const JAN = 'dateFrom=2026-01-01&dateTo=2026-01-31';
 it("the record has the fields of the OpenAPI document's DataRecord", async (ctx) => {
   const { res, body } = await data(ctx, JAN);
   assert.is(res.status, 200);
-  assert.equal(Object.keys(body).sort(), ['currency', 'dataFreshness', 'dateFrom', 'dateTo', 'groupBy', 'metrics', 'reportId', 'rows']);
-  assert.equal([body.reportId, body.groupBy, body.currency, body.dateFrom, body.dateTo], [ctx.report, 'total', 'USD', '2026-01-01', '2026-01-31']);
+  assert.equal(Object.keys(body).sort(), [
+    'currency',
+    'dataFreshness',
+    'dateFrom',
+    'dateTo',
+    'groupBy',
+    'metrics',
+    'reportId',
+    'rows',
+  ]);
+  assert.equal(
+    [body.reportId, body.groupBy, body.currency, body.dateFrom, body.dateTo],
+    [ctx.report, 'total', 'USD', '2026-01-01', '2026-01-31'],
+  );
   assert.equal(body.metrics, ['impressions', 'clicks', 'spend', 'conversions', 'cpa', 'ctr', 'video_views']);
-  assert.equal(body.rows, [{ dimensions: {}, metrics: { impressions: 6500, clicks: 180, spend: 400, conversions: 15, cpa: 400 / 15, ctr: 180 / 6500 * 100, video_views: 1200 } }].map((r) => ({ ...r, metrics: Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, Math.round(v * 1e6) / 1e6])) })));
+  assert.equal(
+    body.rows,
+    [
+      {
+        dimensions: {},
+        metrics: {
+          impressions: 6500,
+          clicks: 180,
+          spend: 400,
+          conversions: 15,
+          cpa: 400 / 15,
+          ctr: (180 / 6500) * 100,
+          video_views: 1200,
+        },
+      },
+    ].map((r) => ({
+      ...r,
+      metrics: Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [k, Math.round(v * 1e6) / 1e6])),
+    })),
+  );
 });
 
 it("an EUR account's spend appears in the USD report at each day's rate, the latest earlier rate where a day has none", async (ctx) => {
@@ -45,8 +76,16 @@ it("an EUR account's spend appears in the USD report at each day's rate, the lat
 
 it('campaign rows carry the dimension keys of docs/decisions.md §6, ordered by name', async (ctx) => {
   const { body } = await data(ctx, `${JAN}&groupBy=campaign`);
-  assert.equal(body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Alpha, "the" first', 'Beta search', 'Gamma search']);
-  assert.equal(Object.keys(body.rows[0].dimensions).sort(), ['adAccountId', 'campaignId', 'campaignName', 'externalId']);
+  assert.equal(
+    body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName),
+    ['Alpha, "the" first', 'Beta search', 'Gamma search'],
+  );
+  assert.equal(Object.keys(body.rows[0].dimensions).sort(), [
+    'adAccountId',
+    'campaignId',
+    'campaignName',
+    'externalId',
+  ]);
   assert.is(body.rows[0].dimensions.externalId, 'C1');
 });
 
@@ -58,9 +97,15 @@ it('a division by zero gives null', async (ctx) => {
 
 it('month, video and creative groupings', async (ctx) => {
   const months = await data(ctx, 'dateFrom=2026-01-01&dateTo=2026-02-28&groupBy=month&metrics=impressions');
-  assert.equal(months.body.rows, [{ dimensions: { month: '2026-01' }, metrics: { impressions: 6500 } }, { dimensions: { month: '2026-02' }, metrics: { impressions: 1000 } }]);
+  assert.equal(months.body.rows, [
+    { dimensions: { month: '2026-01' }, metrics: { impressions: 6500 } },
+    { dimensions: { month: '2026-02' }, metrics: { impressions: 1000 } },
+  ]);
   const videos = await data(ctx, `${JAN}&groupBy=video&metrics=video_views`);
-  assert.equal(videos.body.rows.map((r: { dimensions: { creativeName: string } }) => r.dimensions.creativeName), ['Alpha video']);
+  assert.equal(
+    videos.body.rows.map((r: { dimensions: { creativeName: string } }) => r.dimensions.creativeName),
+    ['Alpha video'],
+  );
   assert.equal(Object.keys(videos.body.rows[0].dimensions).sort(), ['campaignId', 'creativeId', 'creativeName']);
   const creatives = await data(ctx, `${JAN}&groupBy=creative&metrics=impressions`);
   assert.is(creatives.body.rows.length, 3);
@@ -76,23 +121,41 @@ it('metrics: repeated or comma-separated, in the order asked', async (ctx) => {
 it('sort and sortDesc order campaign rows by a metric, nulls last', async (ctx) => {
   // Alpha's cpa is 340 / 15; Beta and Gamma have no conversions in January, so theirs are null.
   const asc = await data(ctx, `${JAN}&groupBy=campaign&sort=cpa`);
-  assert.equal(asc.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa), [22.666667, null, null]);
+  assert.equal(
+    asc.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa),
+    [22.666667, null, null],
+  );
   const descCpa = await data(ctx, `${JAN}&groupBy=campaign&sort=cpa&sortDesc=true`);
-  assert.equal(descCpa.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa), [22.666667, null, null]);
+  assert.equal(
+    descCpa.body.rows.map((r: { metrics: { cpa: number | null } }) => r.metrics.cpa),
+    [22.666667, null, null],
+  );
   const desc = await data(ctx, `${JAN}&groupBy=campaign&sort=impressions&sortDesc=true`);
-  assert.equal(desc.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions), [3000, 3000, 500]);
+  assert.equal(
+    desc.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions),
+    [3000, 3000, 500],
+  );
   const ascImpressions = await data(ctx, `${JAN}&groupBy=campaign&sort=impressions`);
-  assert.equal(ascImpressions.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions), [500, 3000, 3000]);
+  assert.equal(
+    ascImpressions.body.rows.map((r: { metrics: { impressions: number } }) => r.metrics.impressions),
+    [500, 3000, 3000],
+  );
 });
 
 it('nameFilter keeps rows whose own name contains it, in any case', async (ctx) => {
   const { body } = await data(ctx, `${JAN}&groupBy=campaign&nameFilter=SEARCH`);
-  assert.equal(body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Beta search', 'Gamma search']);
+  assert.equal(
+    body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName),
+    ['Beta search', 'Gamma search'],
+  );
 });
 
 it('adAccountIds narrows the rows, and one out of reach narrows to nothing', async (ctx) => {
   const meta = await data(ctx, `${JAN}&groupBy=campaign&adAccountIds=${ctx.meta}`);
-  assert.equal(meta.body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName), ['Alpha, "the" first']);
+  assert.equal(
+    meta.body.rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName),
+    ['Alpha, "the" first'],
+  );
   const nothing = await data(ctx, `${JAN}&adAccountIds=${crypto.randomUUID()}`);
   assert.is(nothing.res.status, 200);
   assert.equal(nothing.body.rows, []);
@@ -113,7 +176,9 @@ it('a business-plan token never sees conversion metrics', async (ctx) => {
   const res = await ctx.t.fetch(`/v1/reports/${report}/data?${JAN}&groupBy=campaign`, bearer(token));
   const body = await res.json();
   assert.equal(body.metrics, ['impressions', 'clicks', 'spend', 'ctr', 'video_views']);
-  const asked = await (await ctx.t.fetch(`/v1/reports/${report}/data?${JAN}&metrics=conversions,roas,clicks`, bearer(token))).json();
+  const asked = await (
+    await ctx.t.fetch(`/v1/reports/${report}/data?${JAN}&metrics=conversions,roas,clicks`, bearer(token))
+  ).json();
   assert.equal(asked.metrics, ['clicks']);
   assert.equal(Object.keys(asked.rows[0].metrics), ['clicks']);
 });
@@ -126,9 +191,17 @@ const rules: [string, string, RegExp][] = [
   ['dateFrom after dateTo', 'dateFrom=2026-02-01&dateTo=2026-01-01', /dateFrom/],
   ['more than 400 days apart', 'dateFrom=2025-01-01&dateTo=2026-02-06', /400/],
   ['an unknown groupBy', `${JAN}&groupBy=weekday`, /groupBy/],
-  ['a grouping the report cannot answer', `${JAN}&groupBy=segment`, /total, campaign, month, ad-account, video, creative/],
+  [
+    'a grouping the report cannot answer',
+    `${JAN}&groupBy=segment`,
+    /total, campaign, month, ad-account, video, creative/,
+  ],
   ['an unknown metric', `${JAN}&metrics=clicks,likes`, /likes/],
-  ['segmentIds on a standard report', `${JAN}&segmentIds=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, /segmentIds/],
+  [
+    'segmentIds on a standard report',
+    `${JAN}&segmentIds=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`,
+    /segmentIds/,
+  ],
   ['sort on the month grouping', `${JAN}&groupBy=month&sort=clicks`, /sort/],
   ['sort by a metric not returned', `${JAN}&groupBy=campaign&metrics=clicks&sort=spend`, /sort/],
   ['sortDesc that is not a boolean', `${JAN}&groupBy=campaign&sort=clicks&sortDesc=yes`, /sortDesc/],
@@ -155,7 +228,9 @@ it('a weak ETag, and If-None-Match answers 304 with the charge refunded', async 
   assert.match(etag, /^W\/"/);
   const me = async () => (await (await ctx.t.fetch('/v1/me', bearer(ctx.token))).json()).quota.remaining;
   const before = await me();
-  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${JAN}`, { headers: { authorization: `Bearer ${ctx.token}`, 'if-none-match': etag } });
+  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${JAN}`, {
+    headers: { authorization: `Bearer ${ctx.token}`, 'if-none-match': etag },
+  });
   assert.is(res.status, 304);
   assert.is(res.headers.get('etag'), etag);
   assert.is(await res.text(), '');
@@ -172,8 +247,10 @@ it('dataFreshness is the newest fetch, also sent as Last-Modified', async (ctx) 
 
 it('dataFreshness is null when nothing ever loaded', async (ctx) => {
   const sql = ctx.t.db.sql;
-  const [account] = await sql`insert into ad_accounts (organization_id, platform, external_id, name, currency) values (${ctx.org}, 'tiktok-ads', 'T9', 'Never loaded', 'USD') returning id`;
-  const [report] = await sql`insert into reports (organization_id, name, kind, currency) values (${ctx.org}, 'Empty', 'standard', 'USD') returning id`;
+  const [account] =
+    await sql`insert into ad_accounts (organization_id, platform, external_id, name, currency) values (${ctx.org}, 'tiktok-ads', 'T9', 'Never loaded', 'USD') returning id`;
+  const [report] =
+    await sql`insert into reports (organization_id, name, kind, currency) values (${ctx.org}, 'Empty', 'standard', 'USD') returning id`;
   await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${ctx.org}, ${report.id}, ${account.id})`;
   const res = await ctx.t.fetch(`/v1/reports/${report.id}/data?${JAN}`, bearer(ctx.token));
   const body = await res.json();
@@ -202,13 +279,24 @@ it('an unknown report, and a report of another organization, are 404 after the p
 
 it('reports:data is the scope it needs', async (ctx) => {
   const client = await createClient(ctx.t.db.sql, ctx.org);
-  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/data?${JAN}`, bearer(await getToken(ctx.t, client, 'reports:read')));
+  const res = await ctx.t.fetch(
+    `/v1/reports/${ctx.report}/data?${JAN}`,
+    bearer(await getToken(ctx.t, client, 'reports:read')),
+  );
   assert.is(res.status, 403);
   assert.match((await res.json()).detail, 'reports:data');
 });
 
 it('on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run', async (ctx) => {
-  if (skipped(!onPostgres, 'reportData', `on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run`, 'needs PostgreSQL: PGlite has no JIT')) return;
+  if (
+    skipped(
+      !onPostgres,
+      'reportData',
+      `on PostgreSQL the service queries without JIT, which compiles report queries for longer than they run`,
+      'needs PostgreSQL: PGlite has no JIT',
+    )
+  )
+    return;
   const [{ jit }] = await ctx.t.db.sql`show jit`;
   assert.is(jit, 'off');
 });
@@ -226,7 +314,8 @@ demo.after(async (ctx) => ctx.t.close());
 
 const RANGE = 'dateFrom=2025-09-01&dateTo=2026-02-28';
 const ADDITIVE = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value'];
-const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a)) * 10, `${what}: ${a} vs ${b}`);
+const close = (a: number, b: number, what: string) =>
+  assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a)) * 10, `${what}: ${a} vs ${b}`);
 
 for (const grouping of ['campaign', 'ad-account', 'month', 'creative']) {
   demo(`the total row equals the sum of the ${grouping} rows for additive metrics`, async ({ t, d }) => {
@@ -234,42 +323,61 @@ for (const grouping of ['campaign', 'ad-account', 'month', 'creative']) {
     const total = (await (await t.fetch(url('total'), bearer(d.token))).json()).rows[0].metrics;
     const rows = (await (await t.fetch(url(grouping), bearer(d.token))).json()).rows;
     assert.ok(rows.length > 1);
-    for (const metric of ADDITIVE) close(total[metric], rows.reduce((sum: number, r: { metrics: Record<string, number> }) => sum + r.metrics[metric], 0), metric);
+    for (const metric of ADDITIVE)
+      close(
+        total[metric],
+        rows.reduce((sum: number, r: { metrics: Record<string, number> }) => sum + r.metrics[metric], 0),
+        metric,
+      );
   });
 }
 
-demo('a sorted answer is the unsorted one in a stable sort by the metric: nulls last either way, ties by name', async ({ t, d }) => {
-  type Row = { dimensions: Record<string, string>; metrics: Record<string, number | null> };
-  const rows = async (report: string, query: string) => {
-    const res = await t.fetch(`/v1/reports/${d.reports[report]}/data?${RANGE}&${query}`, bearer(d.token));
-    assert.is(res.status, 200, query);
-    return ((await res.json()) as { rows: Row[] }).rows;
-  };
-  let compared = 0;
-  for (const [report, grouping] of [['Cross-channel performance', 'campaign'], ['Video performance', 'video'], ['Cross-channel performance', 'creative']]) {
-    const unsorted = await rows(report, `groupBy=${grouping}`);
-    assert.ok(unsorted.length > 3, `${grouping} has rows to sort`);
-    for (const metric of Object.keys(unsorted[0].metrics)) {
-      for (const desc of [false, true]) {
-        const expected = [...unsorted].sort((a, b) => {
-          const [x, y] = [a.metrics[metric], b.metrics[metric]];
-          if (x === y) return 0;
-          if (x === null) return 1;
-          if (y === null) return -1;
-          return (x - y) * (desc ? -1 : 1);
-        });
-        assert.equal(await rows(report, `groupBy=${grouping}&sort=${metric}&sortDesc=${desc}`), expected, `${grouping} by ${metric}${desc ? ' desc' : ''}`);
-        compared++;
+demo(
+  'a sorted answer is the unsorted one in a stable sort by the metric: nulls last either way, ties by name',
+  async ({ t, d }) => {
+    type Row = { dimensions: Record<string, string>; metrics: Record<string, number | null> };
+    const rows = async (report: string, query: string) => {
+      const res = await t.fetch(`/v1/reports/${d.reports[report]}/data?${RANGE}&${query}`, bearer(d.token));
+      assert.is(res.status, 200, query);
+      return ((await res.json()) as { rows: Row[] }).rows;
+    };
+    let compared = 0;
+    for (const [report, grouping] of [
+      ['Cross-channel performance', 'campaign'],
+      ['Video performance', 'video'],
+      ['Cross-channel performance', 'creative'],
+    ]) {
+      const unsorted = await rows(report, `groupBy=${grouping}`);
+      assert.ok(unsorted.length > 3, `${grouping} has rows to sort`);
+      for (const metric of Object.keys(unsorted[0].metrics)) {
+        for (const desc of [false, true]) {
+          const expected = [...unsorted].sort((a, b) => {
+            const [x, y] = [a.metrics[metric], b.metrics[metric]];
+            if (x === y) return 0;
+            if (x === null) return 1;
+            if (y === null) return -1;
+            return (x - y) * (desc ? -1 : 1);
+          });
+          assert.equal(
+            await rows(report, `groupBy=${grouping}&sort=${metric}&sortDesc=${desc}`),
+            expected,
+            `${grouping} by ${metric}${desc ? ' desc' : ''}`,
+          );
+          compared++;
+        }
       }
     }
-  }
-  // Custom metrics (engagement_rate, cost_per_view, whose views can be 0: null) included.
-  assert.ok(compared >= 30, `${compared} orders compared`);
-});
+    // Custom metrics (engagement_rate, cost_per_view, whose views can be 0: null) included.
+    assert.ok(compared >= 30, `${compared} orders compared`);
+  },
+);
 
 demo('creative rows are the same whether facts are summed before the join (long ranges) or after', async ({ t, d }) => {
-  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map((r) => r.ad_account_id as string);
+  const [report] = await t.db
+    .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
+    (r) => r.ad_account_id as string,
+  );
   const cases: [string, string, string | null, boolean][] = [
     ['2025-09-01', '2026-02-28', null, false],
     ['2025-09-01', '2026-02-28', null, true],
@@ -284,71 +392,145 @@ demo('creative rows are the same whether facts are summed before the join (long 
     const what = `${from}..${to} ${name} ${video}`;
     assert.ok(after.length > 0, `${what} has rows`);
     // The same rows in the same order; the sums may differ in their last bits, added up in another order.
-    assert.equal(before.map((r) => [r.creativeId, r.creativeName, r.campaignId]), after.map((r) => [r.creativeId, r.creativeName, r.campaignId]), what);
+    assert.equal(
+      before.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
+      after.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
+      what,
+    );
     after.forEach((row, i) => {
-      for (const [key, value] of Object.entries(row)) if (typeof value === 'number') close(before[i][key] as number, value, `${what} ${key}`);
+      for (const [key, value] of Object.entries(row))
+        if (typeof value === 'number') close(before[i][key] as number, value, `${what} ${key}`);
     });
   }
   assert.is(groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }), 'report-data-creative');
-  assert.is(groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }, true), 'report-data-creative-one-currency');
+  assert.is(
+    groupingFile('creative', { from: '2026-01-01', to: '2026-01-27' }, true),
+    'report-data-creative-one-currency',
+  );
   assert.is(groupingFile('video', { from: '2026-01-01', to: '2026-01-28' }, true), 'report-data-creative-summed');
   assert.is(groupingFile('video', { from: '2026-01-01', to: '2026-01-28' }), 'report-data-creative-summed');
   assert.is(groupingFile('campaign', { from: '2025-01-01', to: '2026-01-28' }), 'report-data-campaign');
 });
 
-demo("the one-currency creative query answers as report-data-creative for the accounts in the report's currency", async ({ t, d }) => {
-  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = await t.db.sql`select a.id, a.currency from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id where ra.report_id = ${report.id}`;
-  const all = accounts.map((a) => a.id as string);
-  const same = accounts.filter((a) => a.currency === report.currency).map((a) => a.id as string);
-  assert.ok(same.length > 0 && same.length < all.length, 'the report mixes currencies');
-  for (const [from, to, name, video] of [['2026-01-01', '2026-01-20', null, false], ['2026-01-01', '2026-01-20', null, true], ['2025-12-20', '2026-01-05', 'a', false]] as const) {
-    const expected = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative', [same, null, from, to, report.currency, name, video]);
-    assert.ok(expected.length > 0, `${from}..${to} has rows`);
-    // Given every account, it still reads only those in the report's currency: never another currency's money
-    // unconverted.
-    for (const given of [same, all]) {
-      const rows = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative-one-currency', [given, null, from, to, report.currency, name, video]);
-      assert.equal(rows.map((r) => [r.creativeId, r.creativeName, r.campaignId]), expected.map((r) => [r.creativeId, r.creativeName, r.campaignId]));
-      rows.forEach((row, i) => {
-        for (const [key, value] of Object.entries(row)) if (typeof value === 'number') close(expected[i][key] as number, value, `${from}..${to} ${key}`);
-      });
+demo(
+  "the one-currency creative query answers as report-data-creative for the accounts in the report's currency",
+  async ({ t, d }) => {
+    const [report] = await t.db
+      .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+    const accounts = await t.db
+      .sql`select a.id, a.currency from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id where ra.report_id = ${report.id}`;
+    const all = accounts.map((a) => a.id as string);
+    const same = accounts.filter((a) => a.currency === report.currency).map((a) => a.id as string);
+    assert.ok(same.length > 0 && same.length < all.length, 'the report mixes currencies');
+    for (const [from, to, name, video] of [
+      ['2026-01-01', '2026-01-20', null, false],
+      ['2026-01-01', '2026-01-20', null, true],
+      ['2025-12-20', '2026-01-05', 'a', false],
+    ] as const) {
+      const expected = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative', [
+        same,
+        null,
+        from,
+        to,
+        report.currency,
+        name,
+        video,
+      ]);
+      assert.ok(expected.length > 0, `${from}..${to} has rows`);
+      // Given every account, it still reads only those in the report's currency: never another currency's money
+      // unconverted.
+      for (const given of [same, all]) {
+        const rows = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative-one-currency', [
+          given,
+          null,
+          from,
+          to,
+          report.currency,
+          name,
+          video,
+        ]);
+        assert.equal(
+          rows.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
+          expected.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
+        );
+        rows.forEach((row, i) => {
+          for (const [key, value] of Object.entries(row))
+            if (typeof value === 'number') close(expected[i][key] as number, value, `${from}..${to} ${key}`);
+        });
+      }
     }
-  }
-});
+  },
+);
 
-demo("on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize", async ({ t, d }) => {
-  if (skipped(!onPostgres, 'reportData', 'a one-currency CSV export in parallel', 'needs PostgreSQL: PGlite runs one process, no parallel workers to plan for')) return;
-  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = (await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
-                                   where ra.report_id = ${report.id} and a.currency = ${report.currency}`).map((r) => r.id as string);
-  const file = groupingFile('creative', { from: '2026-01-01', to: '2026-01-03' }, true);
-  const text = inlinedQueryText(file, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false]);
-  // The demo's few rows never pay for workers at the default costs; at no cost, a plan that can go parallel does.
-  const { nodes, memoize } = await t.db.sql.begin(async (tx) => {
-    await tx.unsafe(`${EXPORT_SETTINGS}; set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0`);
-    const [row] = await tx.unsafe(`explain (format json) ${text}`);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
-    const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [node['Node Type'], ...((node.Plans ?? []) as never[]).flatMap(types)];
-    // The demo's rows are too few for PostgreSQL to choose Memoize either way, so the setting itself is what is
-    // checked.
-    const [{ setting }] = await tx`select current_setting('enable_memoize') as setting`;
-    return { nodes: types(plan), memoize: setting };
-  });
-  assert.ok(nodes.some((node) => node.startsWith('Gather')), nodes.join(', '));
-  assert.is(memoize, 'off');
-});
+demo(
+  "on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize",
+  async ({ t, d }) => {
+    if (
+      skipped(
+        !onPostgres,
+        'reportData',
+        'a one-currency CSV export in parallel',
+        'needs PostgreSQL: PGlite runs one process, no parallel workers to plan for',
+      )
+    )
+      return;
+    const [report] = await t.db
+      .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+    const accounts = (
+      await t.db.sql`select a.id from report_ad_accounts ra join ad_accounts a on a.id = ra.ad_account_id
+                                   where ra.report_id = ${report.id} and a.currency = ${report.currency}`
+    ).map((r) => r.id as string);
+    const file = groupingFile('creative', { from: '2026-01-01', to: '2026-01-03' }, true);
+    const text = inlinedQueryText(file, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false]);
+    // The demo's few rows never pay for workers at the default costs; at no cost, a plan that can go parallel does.
+    const { nodes, memoize } = await t.db.sql.begin(async (tx) => {
+      await tx.unsafe(
+        `${EXPORT_SETTINGS}; set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0`,
+      );
+      const [row] = await tx.unsafe(`explain (format json) ${text}`);
+      const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
+      const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [
+        node['Node Type'],
+        ...((node.Plans ?? []) as never[]).flatMap(types),
+      ];
+      // The demo's rows are too few for PostgreSQL to choose Memoize either way, so the setting itself is what is
+      // checked.
+      const [{ setting }] = await tx`select current_setting('enable_memoize') as setting`;
+      return { nodes: types(plan), memoize: setting };
+    });
+    assert.ok(
+      nodes.some((node) => node.startsWith('Gather')),
+      nodes.join(', '),
+    );
+    assert.is(memoize, 'off');
+  },
+);
 
 demo('the creative grouping sums and orders its rows with one sort', async ({ t, d }) => {
-  const [report] = await t.db.sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map((r) => r.ad_account_id as string);
+  const [report] = await t.db
+    .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
+    (r) => r.ad_account_id as string,
+  );
   type Plan = { 'Node Type': string; 'Sort Key'?: string[]; Plans?: Plan[] };
-  const sorts = (plan: Plan): string[][] => [...(plan['Node Type'] === 'Sort' ? [plan['Sort Key']!] : []), ...(plan.Plans ?? []).flatMap(sorts)];
+  const sorts = (plan: Plan): string[][] => [
+    ...(plan['Node Type'] === 'Sort' ? [plan['Sort Key']!] : []),
+    ...(plan.Plans ?? []).flatMap(sorts),
+  ];
   // A million creatives on one day spill past any hash table, so PostgreSQL sums them sorted, as here with hashing off.
   const keys = await t.db.sql.begin(async (tx) => {
     await tx`set local enable_hashagg = off`;
-    const [row] = await tx.unsafe(`explain (format json) ${queryText('report-data-creative')}`, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false] as never[]);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as Plan;
+    const [row] = await tx.unsafe(`explain (format json) ${queryText('report-data-creative')}`, [
+      accounts,
+      null,
+      '2026-01-01',
+      '2026-01-03',
+      report.currency,
+      null,
+      false,
+    ] as never[]);
+    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0]
+      .Plan as Plan;
     return sorts(plan).filter((key) => key.some((k) => k.startsWith('cr.')));
   });
   // Grouped by id and ordered by name, PostgreSQL sorted by id to sum, then again by name.
@@ -357,7 +539,12 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
 });
 
 demo('ratios equal the ratio of the sums, never an average of ratios', async ({ t, d }) => {
-  const body = await (await t.fetch(`/v1/reports/${d.reports['Cross-channel performance']}/data?${RANGE}&groupBy=campaign`, bearer(d.token))).json();
+  const body = await (
+    await t.fetch(
+      `/v1/reports/${d.reports['Cross-channel performance']}/data?${RANGE}&groupBy=campaign`,
+      bearer(d.token),
+    )
+  ).json();
   for (const { metrics: m } of body.rows) {
     close(m.ctr, (m.clicks / m.impressions) * 100, 'ctr');
     close(m.cpc, m.spend / m.clicks, 'cpc');
@@ -370,7 +557,10 @@ demo('ratios equal the ratio of the sums, never an average of ratios', async ({ 
 demo('a segment report groups by segment, and segmentIds narrows it', async ({ t, d }) => {
   const url = `/v1/reports/${d.reports['Segment overview']}/data?${RANGE}&groupBy=segment`;
   const all = await (await t.fetch(url, bearer(d.token))).json();
-  assert.equal(all.rows.map((r: { dimensions: { segmentName: string } }) => r.dimensions.segmentName), ['Brand', 'Performance', 'Video']);
+  assert.equal(
+    all.rows.map((r: { dimensions: { segmentName: string } }) => r.dimensions.segmentName),
+    ['Brand', 'Performance', 'Video'],
+  );
   const one = all.rows[1].dimensions.segmentId;
   const narrowed = await (await t.fetch(`${url}&segmentIds=${one}`, bearer(d.token))).json();
   assert.equal(narrowed.rows, [all.rows[1]]);
@@ -389,9 +579,13 @@ demo('requests running at once each get their own answer, exports streaming amon
   // The embedded database serves every connection from one session: statements and portals of one request must
   // never be taken for another's, however their messages interleave.
   const report = d.reports['Cross-channel performance'];
-  const urls = ['campaign', 'ad-account', 'month', 'creative', 'total'].map((g) => `/v1/reports/${report}/data?${RANGE}&groupBy=${g}`);
+  const urls = ['campaign', 'ad-account', 'month', 'creative', 'total'].map(
+    (g) => `/v1/reports/${report}/data?${RANGE}&groupBy=${g}`,
+  );
   urls.push(`/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-03&groupBy=creative`);
-  const exports = ['csv', 'xlsx'].map((ext) => `/v1/reports/${report}/export.${ext}?dateFrom=2026-01-01&dateTo=2026-01-20&groupBy=creative`);
+  const exports = ['csv', 'xlsx'].map(
+    (ext) => `/v1/reports/${report}/export.${ext}?dateFrom=2026-01-01&dateTo=2026-01-20&groupBy=creative`,
+  );
   const body = async (url: string) => {
     const res = await t.fetch(url, bearer(d.token));
     const bytes = Buffer.from(await res.arrayBuffer());
@@ -399,10 +593,12 @@ demo('requests running at once each get their own answer, exports streaming amon
   };
   const alone = new Map<string, string>();
   for (const url of [...urls, ...exports]) alone.set(url, await body(url));
-  for (const url of [...urls, ...exports]) assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
+  for (const url of [...urls, ...exports])
+    assert.ok(alone.get(url)!.startsWith('200 '), `${url}: ${alone.get(url)!.slice(0, 200)}`);
   const all = [...exports, ...urls, ...urls, ...urls, ...exports];
   const together = await Promise.all(all.map(body));
-  for (const [i, url] of all.entries()) assert.is(together[i], alone.get(url), `${url} answered alone and among others`);
+  for (const [i, url] of all.entries())
+    assert.is(together[i], alone.get(url), `${url} answered alone and among others`);
 });
 
 demo.run();
@@ -412,7 +608,15 @@ demo.run();
 const deadline = suite('request deadline');
 
 deadline('a query past REQUEST_DEADLINE_MS answers 503 request-timeout and is cancelled on the server', async () => {
-  if (skipped(!onPostgres, 'request deadline', 'a query past REQUEST_DEADLINE_MS', 'needs PostgreSQL: the embedded database runs one query at a time and cannot cancel one; PostgreSQL can')) return;
+  if (
+    skipped(
+      !onPostgres,
+      'request deadline',
+      'a query past REQUEST_DEADLINE_MS',
+      'needs PostgreSQL: the embedded database runs one query at a time and cannot cancel one; PostgreSQL can',
+    )
+  )
+    return;
   const t = await testApp({ env: { REQUEST_DEADLINE_MS: '300' } });
   const blocker = await t.db.sql.reserve();
   try {
@@ -425,7 +629,8 @@ deadline('a query past REQUEST_DEADLINE_MS answers 503 request-timeout and is ca
     assert.is(res.status, 503);
     assert.match((await res.json()).type, /\/request-timeout$/);
     await new Promise((r) => setTimeout(r, 200));
-    const waiting = await t.db.sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`;
+    const waiting = await t.db
+      .sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query like '%report\_%facts(%' and state = 'active'`;
     assert.is(waiting[0].n, 0, 'the cancelled query is gone');
   } finally {
     await blocker`rollback`;
@@ -444,39 +649,52 @@ rollup.before(async (ctx) => {
 });
 rollup.after(async (ctx) => ctx.t.close());
 
-rollup('answers equal a plain GROUP BY over the raw facts, for whole months, edges and mixed currencies, after any write', async ({ t }) => {
-  const d = await (await import('./support/demo.ts')).seedDemo(t);
-  const sql = t.db.sql;
-  // Writes of every kind after the seed: an update, a delete, an upsert.
-  await sql`update facts set impressions = impressions + 7 where day = '2025-12-15'`;
-  await sql`delete from facts where day = '2025-11-03'`;
-  // An upsert: rows of one day rewritten through ON CONFLICT, as an import of corrected numbers does.
-  await sql`insert into facts select organization_id, ad_account_id, campaign_id, creative_id, day, impressions * 2, clicks, spend + 1,
+rollup(
+  'answers equal a plain GROUP BY over the raw facts, for whole months, edges and mixed currencies, after any write',
+  async ({ t }) => {
+    const d = await (await import('./support/demo.ts')).seedDemo(t);
+    const sql = t.db.sql;
+    // Writes of every kind after the seed: an update, a delete, an upsert.
+    await sql`update facts set impressions = impressions + 7 where day = '2025-12-15'`;
+    await sql`delete from facts where day = '2025-11-03'`;
+    // An upsert: rows of one day rewritten through ON CONFLICT, as an import of corrected numbers does.
+    await sql`insert into facts select organization_id, ad_account_id, campaign_id, creative_id, day, impressions * 2, clicks, spend + 1,
               conversions, conversion_value, video_views, video_completions from facts where day = '2026-01-20'
             on conflict (ad_account_id, day, creative_id) do update set impressions = excluded.impressions, spend = excluded.spend`;
-  const ranges = [['2025-10-01', '2026-01-31'], ['2025-10-17', '2026-02-09'], ['2025-12-05', '2025-12-20'], ['2025-03-01', '2026-03-01']];
-  for (const [from, to] of ranges) {
-    for (const report of ['Cross-channel performance', 'Europe in EUR']) {
-      const body = await (await t.fetch(`/v1/reports/${d.reports[report]}/data?dateFrom=${from}&dateTo=${to}&groupBy=campaign&metrics=impressions,clicks,spend`, bearer(d.token))).json();
-      const [{ currency }] = await sql`select currency from reports where id = ${d.reports[report]}`;
-      const naive = await sql`
+    const ranges = [
+      ['2025-10-01', '2026-01-31'],
+      ['2025-10-17', '2026-02-09'],
+      ['2025-12-05', '2025-12-20'],
+      ['2025-03-01', '2026-03-01'],
+    ];
+    for (const [from, to] of ranges) {
+      for (const report of ['Cross-channel performance', 'Europe in EUR']) {
+        const body = await (
+          await t.fetch(
+            `/v1/reports/${d.reports[report]}/data?dateFrom=${from}&dateTo=${to}&groupBy=campaign&metrics=impressions,clicks,spend`,
+            bearer(d.token),
+          )
+        ).json();
+        const [{ currency }] = await sql`select currency from reports where id = ${d.reports[report]}`;
+        const naive = await sql`
         select f.campaign_id::text as id, sum(f.impressions)::float8 as impressions, sum(f.clicks)::float8 as clicks,
                sum(f.spend * usd_rate_on(a.currency, f.day) / usd_rate_on(${currency}, f.day)) as spend
         from facts f join ad_accounts a on a.id = f.ad_account_id
         join report_ad_accounts ra on ra.ad_account_id = f.ad_account_id and ra.report_id = ${d.reports[report]}
         where f.day between ${from} and ${to}
         group by f.campaign_id`;
-      const byId = new Map(naive.map((r) => [r.id, r]));
-      assert.is(body.rows.length, naive.length, `${report} ${from}..${to}`);
-      for (const row of body.rows) {
-        const expected = byId.get(row.dimensions.campaignId)!;
-        assert.is(row.metrics.impressions, expected.impressions, `${report} ${from}..${to} impressions`);
-        assert.is(row.metrics.clicks, expected.clicks);
-        assert.ok(Math.abs(row.metrics.spend - expected.spend) < 1e-4, `${row.metrics.spend} vs ${expected.spend}`);
+        const byId = new Map(naive.map((r) => [r.id, r]));
+        assert.is(body.rows.length, naive.length, `${report} ${from}..${to}`);
+        for (const row of body.rows) {
+          const expected = byId.get(row.dimensions.campaignId)!;
+          assert.is(row.metrics.impressions, expected.impressions, `${report} ${from}..${to} impressions`);
+          assert.is(row.metrics.clicks, expected.clicks);
+          assert.ok(Math.abs(row.metrics.spend - expected.spend) < 1e-4, `${row.metrics.spend} vs ${expected.spend}`);
+        }
       }
     }
-  }
-});
+  },
+);
 
 rollup.run();
 
@@ -486,7 +704,9 @@ const planning = suite('query planning');
 
 planning('report data queries are planned for each call; the small ones stay prepared', () => {
   let last: boolean | undefined;
-  const recorder = { unsafe: (_text: string, _params: unknown, options: { prepare: boolean }) => ((last = options.prepare), []) };
+  const recorder = {
+    unsafe: (_text: string, _params: unknown, options: { prepare: boolean }) => ((last = options.prepare), []),
+  };
   const prepared = (name: QueryName) => {
     query(recorder as never, name, []);
     return last;

@@ -25,7 +25,10 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
     const store = await storeEnv();
     const server = await startServer({ ...store.env, DEMO: 'auto' }, runtime);
     try {
-      const client = { clientId: /client id +(\S+)/.exec(server.output())![1], clientSecret: /client secret +(\S+)/.exec(server.output())![1] };
+      const client = {
+        clientId: /client id +(\S+)/.exec(server.output())![1],
+        clientSecret: /client secret +(\S+)/.exec(server.output())![1],
+      };
       const auth = { authorization: `Bearer ${await tokenFrom(server, client)}` };
       const reports = await (await fetch(`${server.url}/v1/reports`, { headers: auth })).json();
       const report = reports.data.find((r: { kind: string }) => r.kind === 'standard');
@@ -33,12 +36,21 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       const res = await fetch(`${server.url}/v1/reports/${report.id}/data?${query}`, { headers: auth });
       assert.is(res.status, 200);
       const body = await res.json();
-      assert.ok(body.rows.length > 0 && typeof body.rows[0].dimensions.campaignName === 'string', JSON.stringify(body).slice(0, 500));
-      const again = await fetch(`${server.url}/v1/reports/${report.id}/data?${query}`, { headers: { ...auth, 'if-none-match': res.headers.get('etag')! } });
+      assert.ok(
+        body.rows.length > 0 && typeof body.rows[0].dimensions.campaignName === 'string',
+        JSON.stringify(body).slice(0, 500),
+      );
+      const again = await fetch(`${server.url}/v1/reports/${report.id}/data?${query}`, {
+        headers: { ...auth, 'if-none-match': res.headers.get('etag')! },
+      });
       assert.is(again.status, 304);
       const csv = await fetch(`${server.url}/v1/reports/${report.id}/export.csv?${query}`, { headers: auth });
       assert.is(csv.status, 200);
-      assert.is((await csv.text()).split('\r\n').length, body.rows.length + 2, 'a header, the rows, and the last line break');
+      assert.is(
+        (await csv.text()).split('\r\n').length,
+        body.rows.length + 2,
+        'a header, the rows, and the last line break',
+      );
       const xlsx = await fetch(`${server.url}/v1/reports/${report.id}/export.xlsx?${query}`, { headers: auth });
       assert.is(xlsx.status, 200);
       assert.equal([...new Uint8Array(await xlsx.arrayBuffer()).slice(0, 2)], [0x50, 0x4b], 'a zip archive');
@@ -61,7 +73,11 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       assert.is(await server.stop('SIGTERM'), 0, server.output());
       assert.match(server.output(), /"msg":"shutting down"/);
       // Log lines are written in batches; every request's line is out by the time the process has exited.
-      assert.is(server.output().match(/"method":"GET","path":"\/v1\/health","status":200/g)?.length, 2, server.output());
+      assert.is(
+        server.output().match(/"method":"GET","path":"\/v1\/health","status":200/g)?.length,
+        2,
+        server.output(),
+      );
       assert.match(server.output(), /"method":"POST","path":"\/v1\/health","status":405/);
       if (store.dataDir) assert.not.ok(existsSync(join(store.dataDir, 'readout-socket.json')), 'port file removed');
     } finally {
@@ -92,7 +108,10 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
       for (const [request, named] of [
         [`GET /v1/reports?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, /request line/],
         [`GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`, /header section/],
-        [`GET /v1/me HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 60 }, (_, i) => `X-Header-${i}: ${'c'.repeat(300)}\r\n`).join('')}\r\n`, /header section/],
+        [
+          `GET /v1/me HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 60 }, (_, i) => `X-Header-${i}: ${'c'.repeat(300)}\r\n`).join('')}\r\n`,
+          /header section/,
+        ],
       ] as const) {
         const text = await exchange(request);
         const status = Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]);

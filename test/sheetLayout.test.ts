@@ -13,7 +13,9 @@ const it = suite<Ctx>('worksheet layout');
 it.before(async (ctx) => {
   const t = (ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400' } }));
   const org = await createOrg(t.db.sql);
-  ({ report: ctx.report } = await fixtureReport(t, org, { metrics: ['impressions', 'spend', 'ctr', 'roas', 'per_click'] }));
+  ({ report: ctx.report } = await fixtureReport(t, org, {
+    metrics: ['impressions', 'spend', 'ctr', 'roas', 'per_click'],
+  }));
   await t.db.sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
     values (${org}, 'per_click', 'Spend per click', 'money', 'currency', 'spend / clicks')`;
   await t.db.sql`update campaigns set name = '=SUM(A1)' where organization_id = ${org} and external_id = 'C3'`;
@@ -36,7 +38,10 @@ for (const [path, metrics] of [
   ['written from cells (a custom metric)', 'impressions,spend,ctr,roas,per_click'],
 ] as const) {
   it(`bold frozen header, widths, formats by kind, text as it is: ${path}`, async ({ t, token, report }) => {
-    const res = await t.fetch(`/v1/reports/${report}/export.xlsx?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign&metrics=${metrics}`, bearer(token));
+    const res = await t.fetch(
+      `/v1/reports/${report}/export.xlsx?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign&metrics=${metrics}`,
+      bearer(token),
+    );
     assert.is(res.status, 200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
     const styles = strFromU8(files['xl/styles.xml']);
@@ -52,7 +57,8 @@ for (const [path, metrics] of [
     assert.match(row, /<c r="E2" s="3" t="n">/, 'impressions: a count, #,##0');
     assert.match(row, /<c r="F2" s="4" t="n">/, 'spend: money, #,##0.00');
     assert.match(row, /<c r="G2" s="2" t="n">/, 'ctr: a percent, 0.00');
-    if (metrics.includes('per_click')) assert.match(sheet, /<c r="I\d" s="4" t="n">/, 'a custom money metric, #,##0.00');
+    if (metrics.includes('per_click'))
+      assert.match(sheet, /<c r="I\d" s="4" t="n">/, 'a custom money metric, #,##0.00');
     assert.match(sheet, /<t>=SUM\(A1\)<\/t>/, 'text as it is, no apostrophe');
     assert.not.match(sheet, /<t>'/);
   });

@@ -14,7 +14,10 @@ it("a broken query is named with its file and PostgreSQL's message; exit 2", () 
     writeFileSync(join(dir.path, 'list-nothing.sql'), 'select nme from plans where code = $1');
     const out = runSync('node', 'scripts/sqlCheck.ts', ['--dir', dir.path]);
     assert.is(out.status, 2, out.stderr);
-    assert.match(out.stderr, new RegExp(`sql:check: ${join(dir.path, 'list-nothing.sql')}: embedded: column "nme" does not exist`));
+    assert.match(
+      out.stderr,
+      new RegExp(`sql:check: ${join(dir.path, 'list-nothing.sql')}: embedded: column "nme" does not exist`),
+    );
     assert.not.match(out.stderr, /list-plans/);
     assert.match(out.stdout, /1 of 2 queries prepare/);
   } finally {

@@ -18,7 +18,9 @@ it.after(async (ctx) => ctx.t.close());
 async function stale(t: TestApp, tables: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const table of tables) {
-    const [{ estimate, rows }] = await t.db.sql.unsafe(`select (select reltuples from pg_class where oid = '${table}'::regclass)::int as estimate, (select count(*)::int from ${table}) as rows`);
+    const [{ estimate, rows }] = await t.db.sql.unsafe(
+      `select (select reltuples from pg_class where oid = '${table}'::regclass)::int as estimate, (select count(*)::int from ${table}) as rows`,
+    );
     if (estimate !== rows) out.push(`${table}: planner thinks ${estimate}, holds ${rows}`);
   }
   return out;
@@ -27,7 +29,15 @@ async function stale(t: TestApp, tables: string[]): Promise<string[]> {
 const run = (t: TestApp, argv: string[], text = '') =>
   runCommand([...argv, '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text });
 
-const FACTS = ['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly', 'facts_monthly_converted', 'facts_campaign_daily_converted', 'facts_campaign_monthly_converted'];
+const FACTS = [
+  'facts',
+  'facts_monthly',
+  'facts_campaign_daily',
+  'facts_campaign_monthly',
+  'facts_monthly_converted',
+  'facts_campaign_daily_converted',
+  'facts_campaign_monthly_converted',
+];
 
 it('import, generate, fx import, apply and org delete each leave the tables they changed analysed', async ({ t }) => {
   const org = await createOrg(t.db.sql);
@@ -35,18 +45,55 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   assert.is(imported.code, 0, imported.stderr);
   assert.equal(await stale(t, FACTS.slice(0, 4)), [], 'after import');
 
-  const applied = await run(t, ['apply', '--org', org, '--file', 'r.yaml'], JSON.stringify({
-    reports: [{ name: 'In GBP', kind: 'standard', currency: 'GBP', adAccounts: ['meta-ads/M1', 'google-ads/G1'], metrics: ['spend'], groupings: ['total'] }],
-  }));
+  const applied = await run(
+    t,
+    ['apply', '--org', org, '--file', 'r.yaml'],
+    JSON.stringify({
+      reports: [
+        {
+          name: 'In GBP',
+          kind: 'standard',
+          currency: 'GBP',
+          adAccounts: ['meta-ads/M1', 'google-ads/G1'],
+          metrics: ['spend'],
+          groupings: ['total'],
+        },
+      ],
+    }),
+  );
   assert.is(applied.code, 0, applied.stderr);
-  assert.equal(await stale(t, ['reports', 'report_ad_accounts', 'converted_currencies', 'facts_monthly_converted']), [], 'after apply');
+  assert.equal(
+    await stale(t, ['reports', 'report_ad_accounts', 'converted_currencies', 'facts_monthly_converted']),
+    [],
+    'after apply',
+  );
 
-  const rates = await run(t, ['fx', 'import', '--file', 'r.csv'], 'date,currency,usd_per_unit\n2026-01-01,EUR,1.1\n2026-01-01,GBP,1.3\n2026-01-02,GBP,1.31\n');
+  const rates = await run(
+    t,
+    ['fx', 'import', '--file', 'r.csv'],
+    'date,currency,usd_per_unit\n2026-01-01,EUR,1.1\n2026-01-01,GBP,1.3\n2026-01-02,GBP,1.31\n',
+  );
   assert.is(rates.code, 0, rates.stderr);
-  assert.equal(await stale(t, ['fx_rates', 'facts_monthly_converted', 'facts_campaign_monthly_converted']), [], 'after fx import');
+  assert.equal(
+    await stale(t, ['fx_rates', 'facts_monthly_converted', 'facts_campaign_monthly_converted']),
+    [],
+    'after fx import',
+  );
 
   const other = await createOrg(t.db.sql, { name: 'Generated' });
-  const generated = await run(t, ['generate', '--org', other, '--accounts', '2', '--campaigns', '4', '--creatives', '8', '--days', '40']);
+  const generated = await run(t, [
+    'generate',
+    '--org',
+    other,
+    '--accounts',
+    '2',
+    '--campaigns',
+    '4',
+    '--creatives',
+    '8',
+    '--days',
+    '40',
+  ]);
   assert.is(generated.code, 0, generated.stderr);
   assert.equal(await stale(t, FACTS), [], 'after generate');
 

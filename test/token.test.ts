@@ -19,7 +19,8 @@ const form = (c: Client, extra: Record<string, string> = {}) => ({
   client_secret: c.clientSecret,
   ...extra,
 });
-const basic = (id: string, secret: string) => `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${btoa(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`)}`;
 
 it('form credentials get a Bearer JWT for 3600 s, not to be stored', async ({ t, client }) => {
   const res = await t.fetch('/api/connect/token', tokenRequest(form(client)));
@@ -52,7 +53,10 @@ it('the token carries the claims of docs/decisions.md §9', async ({ t, org, cli
 });
 
 it('HTTP Basic client authentication works too', async ({ t, client }) => {
-  const res = await t.fetch('/api/connect/token', tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.clientSecret) }));
+  const res = await t.fetch(
+    '/api/connect/token',
+    tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, client.clientSecret) }),
+  );
   assert.is(res.status, 200);
 });
 
@@ -80,20 +84,29 @@ for (const scope of ['reports:export', 'nonsense:read', 'reports:read segments:r
 
 it('unknown client, wrong secret: the same 401 invalid_client', async ({ t, client }) => {
   const wrong = await t.fetch('/api/connect/token', tokenRequest(form(client, { client_secret: 'rds_wrong' })));
-  const unknown = await t.fetch('/api/connect/token', tokenRequest(form({ ...client, clientId: 'rdc_00000000000000000000000000000000' })));
+  const unknown = await t.fetch(
+    '/api/connect/token',
+    tokenRequest(form({ ...client, clientId: 'rdc_00000000000000000000000000000000' })),
+  );
   assert.is(wrong.status, 401);
   assert.is(unknown.status, 401);
   assert.equal(await wrong.json(), await unknown.json());
 });
 
 it('a client id holding a NUL character is an unknown client, not a database error', async ({ t, client }) => {
-  const res = await t.fetch('/api/connect/token', tokenRequest(form({ ...client, clientId: `${client.clientId}\u0000` })));
+  const res = await t.fetch(
+    '/api/connect/token',
+    tokenRequest(form({ ...client, clientId: `${client.clientId}\u0000` })),
+  );
   assert.is(res.status, 401);
   assert.is((await res.json()).error, 'invalid_client');
 });
 
 it('with Basic, invalid_client carries WWW-Authenticate', async ({ t, client }) => {
-  const res = await t.fetch('/api/connect/token', tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, 'rds_nope') }));
+  const res = await t.fetch(
+    '/api/connect/token',
+    tokenRequest({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, 'rds_nope') }),
+  );
   assert.is(res.status, 401);
   assert.match(res.headers.get('www-authenticate')!, /^Basic /);
   assert.is((await res.json()).error, 'invalid_client');
@@ -102,7 +115,10 @@ it('with Basic, invalid_client carries WWW-Authenticate', async ({ t, client }) 
 it('a revoked secret is refused and another secret of the client still works', async ({ t, client }) => {
   const extra = await cli(t.db.sql, ['client', 'secret', 'add', '--client', client.clientId]);
   await cli(t.db.sql, ['client', 'secret', 'revoke', '--client', client.clientId, '--secret', extra.secretId]);
-  const refused = await t.fetch('/api/connect/token', tokenRequest(form({ ...client, clientSecret: extra.clientSecret })));
+  const refused = await t.fetch(
+    '/api/connect/token',
+    tokenRequest(form({ ...client, clientSecret: extra.clientSecret })),
+  );
   assert.is(refused.status, 401);
   assert.is((await refused.json()).error, 'invalid_client');
   assert.is((await t.fetch('/api/connect/token', tokenRequest(form(client)))).status, 200);
@@ -110,7 +126,11 @@ it('a revoked secret is refused and another secret of the client still works', a
 
 it('an expired secret is refused', async ({ t, client }) => {
   const expires = new Date(t.clock.now + 60_000).toISOString();
-  const dated = await cli(t.db.sql, ['client', 'secret', 'add', '--client', client.clientId, '--expires', expires], t.clock.now);
+  const dated = await cli(
+    t.db.sql,
+    ['client', 'secret', 'add', '--client', client.clientId, '--expires', expires],
+    t.clock.now,
+  );
   const fields = form({ ...client, clientSecret: dated.clientSecret });
   assert.is((await t.fetch('/api/connect/token', tokenRequest(fields))).status, 200);
   t.clock.advance(61_000);
@@ -126,10 +146,26 @@ it('a revoked client is refused', async ({ t, org }) => {
 });
 
 const badRequests: [string, RequestInit, string][] = [
-  ['another grant type', tokenRequest({ grant_type: 'password', client_id: 'x', client_secret: 'y' }), 'unsupported_grant_type'],
+  [
+    'another grant type',
+    tokenRequest({ grant_type: 'password', client_id: 'x', client_secret: 'y' }),
+    'unsupported_grant_type',
+  ],
   ['no grant type', tokenRequest({ client_id: 'x', client_secret: 'y' }), 'invalid_request'],
-  ['a JSON body', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }, 'invalid_request'],
-  ['a repeated parameter', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&grant_type=client_credentials' }, 'invalid_request'],
+  [
+    'a JSON body',
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' },
+    'invalid_request',
+  ],
+  [
+    'a repeated parameter',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&grant_type=client_credentials',
+    },
+    'invalid_request',
+  ],
   ['a body over 16 kB', tokenRequest({ grant_type: 'client_credentials', pad: 'x'.repeat(20_000) }), 'invalid_request'],
   ['no credentials', tokenRequest({ grant_type: 'client_credentials' }), 'invalid_request'],
 ];

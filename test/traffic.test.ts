@@ -22,7 +22,8 @@ it.after(async (ctx) => {
   await ctx.t?.close();
 });
 
-const NEEDS_POSTGRES = 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database runs one query at a time and cannot cancel one';
+const NEEDS_POSTGRES =
+  'needs PostgreSQL (TEST_DATABASE_URL): the embedded database runs one query at a time and cannot cancel one';
 
 it('abandoned and HEAD exports never cross another request’s answer (3,000 checked answers)', async ({ traffic }) => {
   if (skipped(!onPostgres, 'real traffic', 'crossed results', NEEDS_POSTGRES)) return;
@@ -58,7 +59,8 @@ it('abandoned and HEAD exports never cross another request’s answer (3,000 che
     if (res.status !== 200) return void wrong.push(`${path}: ${res.status} ${body.slice(0, 200)}`);
     if (path === '/v1/me') {
       const me = JSON.parse(body);
-      if (me.clientId !== clientId || me.quota.state !== 'ok' || me.plan.state !== 'healthy') wrong.push(`/v1/me: ${body.slice(0, 200)}`);
+      if (me.clientId !== clientId || me.quota.state !== 'ok' || me.plan.state !== 'healthy')
+        wrong.push(`/v1/me: ${body.slice(0, 200)}`);
     } else if (body !== expected.get(path)) {
       wrong.push(`${path}: a different body (${body.length} bytes against ${expected.get(path)!.length})`);
     }
@@ -84,34 +86,46 @@ it('abandoned and HEAD exports never cross another request’s answer (3,000 che
   };
 
   const abusing = abusers.map(async ({ token }, w) => {
-    for (let i = w; !stop && Date.now() < until; i++) await abuse(token, i).catch((error) => wrong.push(`abuser: ${error.cause?.code ?? error.message}`));
+    for (let i = w; !stop && Date.now() < until; i++)
+      await abuse(token, i).catch((error) => wrong.push(`abuser: ${error.cause?.code ?? error.message}`));
   });
   await Promise.all(
     checkers.map(async ({ token, client }, w) => {
       let i = w;
-      await bounded(checked, 3000, until, () => check(token, client.clientId, i++).catch((error) => void wrong.push(`checker: ${error.cause?.code ?? error.message}`)));
+      await bounded(checked, 3000, until, () =>
+        check(token, client.clientId, i++).catch(
+          (error) => void wrong.push(`checker: ${error.cause?.code ?? error.message}`),
+        ),
+      );
     }),
   );
   stop = true;
   await Promise.all(abusing);
   // 3,000 take about 50 s on a 2-core machine; a slower one is still held to a thousand.
   assert.ok(checked.n >= 1000, `only ${checked.n} answers checked in time`);
-  assert.equal(wrong.slice(0, 10), [], `${wrong.length} wrong answers of ${checked.n}:\n${server.output().slice(-3000)}`);
+  assert.equal(
+    wrong.slice(0, 10),
+    [],
+    `${wrong.length} wrong answers of ${checked.n}:\n${server.output().slice(-3000)}`,
+  );
   assert.is((await fetch(`${base}/v1/health`)).status, 200, 'the server is alive');
   assert.not.match(server.output(), /"msg":"uncaught"|Unhandled|TypeError/);
 });
 
-
 /** Export backends of the test database still on the server (besides the test's own). */
 async function exportBackends(t: TestApp): Promise<number[]> {
-  const rows = await t.db.sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
+  const rows = await t.db
+    .sql`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()
     and state <> 'idle' and query not like '%pg_stat_activity%'
     and (query like '%as binary COPY%' or query like '%rendered as xlsx%' or query like '/* report-data-%')`;
   return rows.map((row) => row.pid);
 }
 
 /** A raw HTTP/1.1 GET whose reader the test controls: paused, or reading a byte at a time. */
-function rawGet(url: string, token: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+function rawGet(
+  url: string,
+  token: string,
+): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
   const { hostname, port, pathname, search } = new URL(url);
   return new Promise((resolve, reject) => {
     let text = '';
@@ -131,7 +145,10 @@ function rawGet(url: string, token: string): Promise<{ socket: Socket; received:
   });
 }
 
-it('backends killed mid-export (CSV and XLSX, fast and stalled readers, closing before and after): the server lives on', async ({ t, traffic }) => {
+it('backends killed mid-export (CSV and XLSX, fast and stalled readers, closing before and after): the server lives on', async ({
+  t,
+  traffic,
+}) => {
   if (skipped(!onPostgres, 'real traffic', 'backends killed mid-export', NEEDS_POSTGRES)) return;
   const { server, report, longRange } = traffic;
   const { token } = await traffic.client();
@@ -139,11 +156,19 @@ it('backends killed mid-export (CSV and XLSX, fast and stalled readers, closing 
     for (const reader of ['stalled', 'fast']) {
       for (const closing of ['before', 'after']) {
         const gone = new AbortController();
-        const res = await fetch(`${server.url}/v1/reports/${report}/${file}?${longRange}`, { headers: { authorization: `Bearer ${token}` }, signal: gone.signal });
+        const res = await fetch(`${server.url}/v1/reports/${report}/${file}?${longRange}`, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: gone.signal,
+        });
         assert.is(res.status, 200);
         const body = res.body!.getReader();
         await body.read();
-        const reading = reader === 'fast' ? (async () => { while (!(await body.read()).done); })().catch(() => {}) : Promise.resolve();
+        const reading =
+          reader === 'fast'
+            ? (async () => {
+                while (!(await body.read()).done);
+              })().catch(() => {})
+            : Promise.resolve();
         await sleep(50);
         if (closing === 'before') gone.abort();
         for (const pid of await exportBackends(t)) await t.db.sql`select pg_terminate_backend(${pid})`;
@@ -155,7 +180,10 @@ it('backends killed mid-export (CSV and XLSX, fast and stalled readers, closing 
         await sleep(100);
         const health = await fetch(`${server.url}/v1/health`);
         assert.is(health.status, 200, `${file}, ${reader} reader, closed ${closing} the kill: the server answers`);
-        const data = await fetch(`${server.url}/v1/reports/${report}/data?dateFrom=2026-03-07&dateTo=2026-03-09&groupBy=total`, { headers: { authorization: `Bearer ${token}` } });
+        const data = await fetch(
+          `${server.url}/v1/reports/${report}/data?dateFrom=2026-03-07&dateTo=2026-03-09&groupBy=total`,
+          { headers: { authorization: `Bearer ${token}` } },
+        );
         assert.is(data.status, 200, `${file}, ${reader}, ${closing}: the next data request is served`);
         await data.arrayBuffer();
       }
@@ -166,7 +194,12 @@ it('backends killed mid-export (CSV and XLSX, fast and stalled readers, closing 
 
 it('a stalled reader is cut at the deadline, and its query is gone from pg_stat_activity', async ({ t, traffic }) => {
   if (skipped(!onPostgres, 'real traffic', 'stalled readers and the deadline', NEEDS_POSTGRES)) return;
-  const short = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', REQUEST_DEADLINE_MS: '3000' });
+  const short = await startServer({
+    DATABASE_URL: t.db.url,
+    BASE_URL: 'http://readout.test',
+    DEMO: 'off',
+    REQUEST_DEADLINE_MS: '3000',
+  });
   try {
     const { token } = await traffic.client();
     for (const file of ['export.csv', 'export.xlsx']) {
@@ -184,7 +217,7 @@ it('a stalled reader is cut at the deadline, and its query is gone from pg_stat_
       assert.ok(Date.now() - started < 11_000, `${file}: cut after ${Date.now() - started} ms`);
       assert.not.match(raw.received(), /\r\n0\r\n\r\n$/, `${file}: never ended as if whole`);
       let left = await exportBackends(t);
-      for (let i = 0; i < 20 && left.length > 0; i++) (await sleep(100), (left = await exportBackends(t)));
+      for (let i = 0; i < 20 && left.length > 0; i++) await sleep(100), (left = await exportBackends(t));
       assert.equal(left, [], `${file}: its query is gone from pg_stat_activity`);
       raw.socket.destroy();
     }
@@ -194,12 +227,16 @@ it('a stalled reader is cut at the deadline, and its query is gone from pg_stat_
   }
 });
 
-it('one client with ten stalled exports: it gets 429 past its limit, uncharged, and another organization is served within a second', async ({ t, traffic }) => {
+it('one client with ten stalled exports: it gets 429 past its limit, uncharged, and another organization is served within a second', async ({
+  t,
+  traffic,
+}) => {
   if (skipped(!onPostgres, 'real traffic', 'fair use', NEEDS_POSTGRES)) return;
   const { server, report, longRange } = traffic;
   const { token } = await traffic.client();
   const auth = { authorization: `Bearer ${token}` };
-  const standing = async () => (await (await fetch(`${server.url}/v1/me`, { headers: auth })).json()).quota.remaining as number;
+  const standing = async () =>
+    (await (await fetch(`${server.url}/v1/me`, { headers: auth })).json()).quota.remaining as number;
   const raws: { socket: Socket }[] = [];
   const refused: Response[] = [];
   const before = await standing();
@@ -231,14 +268,21 @@ it('one client with ten stalled exports: it gets 429 past its limit, uncharged, 
       const tokenRes = await fetch(`${server.url}/api/connect/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        }),
       });
       assert.is(tokenRes.status, 200);
       const theirAuth = { authorization: `Bearer ${(await tokenRes.json()).access_token}` };
       const list = await fetch(`${server.url}/v1/reports`, { headers: theirAuth });
       assert.is(list.status, 200);
       assert.is((await list.json()).totalCount, 1);
-      const data = await fetch(`${server.url}/v1/reports/${theirs}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`, { headers: theirAuth });
+      const data = await fetch(
+        `${server.url}/v1/reports/${theirs}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`,
+        { headers: theirAuth },
+      );
       assert.is(data.status, 200);
       assert.is((await data.json()).rows.length, 3);
       const took = Date.now() - started;

@@ -16,7 +16,9 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-const operations = Object.entries(openapi.paths as Record<string, { get?: unknown }>).filter(([path, item]) => path.startsWith('/v1/') && item.get).map(([path]) => path);
+const operations = Object.entries(openapi.paths as Record<string, { get?: unknown }>)
+  .filter(([path, item]) => path.startsWith('/v1/') && item.get)
+  .map(([path]) => path);
 const DATES = 'dateFrom=2026-01-01&dateTo=2026-01-31';
 
 it('every operation refuses a parameter it does not declare, naming it', async ({ t, token, org, report }) => {
@@ -36,7 +38,11 @@ it('every operation refuses a parameter it does not declare, naming it', async (
   }
 });
 
-it('a misspelt name is answered with the declared spelling; page on the data is refused', async ({ t, token, report }) => {
+it('a misspelt name is answered with the declared spelling; page on the data is refused', async ({
+  t,
+  token,
+  report,
+}) => {
   const groupby = await (await t.fetch(`/v1/reports/${report}/data?${DATES}&groupby=campaign`, bearer(token))).json();
   assert.ok(groupby.detail.includes('did you mean groupBy?'), groupby.detail);
   const page = await t.fetch(`/v1/reports/${report}/data?${DATES}&page=2`, bearer(token));

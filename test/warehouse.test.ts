@@ -28,9 +28,12 @@ it('the nightly job keeps a table equal to a full pull', async () => {
     const window = 'dateFrom=2026-01-01&dateTo=2026-02-28';
     const pull = async (changedSince?: string) => {
       const since = changedSince ? `&changedSince=${encodeURIComponent(changedSince)}` : '';
-      const res = await fetch(`${server!.url}/v1/reports/${report}/data?groupBy=campaign&interval=day&${window}${since}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
+      const res = await fetch(
+        `${server!.url}/v1/reports/${report}/data?groupBy=campaign&interval=day&${window}${since}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
       assert.is(res.status, 200);
       return { rows: (await res.json()).rows as Row[], resume: res.headers.get('next-changed-since')! };
     };
@@ -64,11 +67,17 @@ it('the nightly job keeps a table equal to a full pull', async () => {
     assert.equal((await pull(resume)).rows, []);
     await load(['2026-02-10,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,1111,11,22,3,60,0,0']);
     const fourth = await pull(resume);
-    assert.equal(fourth.rows.map((r) => r.dimensions.day), ['2026-02-10']);
+    assert.equal(
+      fourth.rows.map((r) => r.dimensions.day),
+      ['2026-02-10'],
+    );
     upsert(table, fourth.rows);
 
     const full = await pull();
-    assert.equal([...table.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))), full.rows.sort((a, b) => keyOf(a).localeCompare(keyOf(b))));
+    assert.equal(
+      [...table.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b))),
+      full.rows.sort((a, b) => keyOf(a).localeCompare(keyOf(b))),
+    );
   } finally {
     await server?.stop();
     await t.close();

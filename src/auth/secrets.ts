@@ -4,7 +4,10 @@ const bytes = (n: number) => crypto.getRandomValues(new Uint8Array(n));
 const hex = (data: Uint8Array) => Array.from(data, (b) => b.toString(16).padStart(2, '0')).join('');
 
 const base64url = (data: Uint8Array) =>
-  btoa(String.fromCharCode(...data)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  btoa(String.fromCharCode(...data))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 export const newClientId = () => `rdc_${hex(bytes(16))}`;
 

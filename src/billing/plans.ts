@@ -13,19 +13,24 @@ export type PlanReader = (organizationId: string) => Promise<Plan | undefined>;
 
 export function storePlanReader(sql: Sql): PlanReader {
   return async (organizationId) => {
-    const [row] = await query<{ code: string; name: string; public_api: boolean; conversion_metrics: boolean; budget: number; locked: boolean }>(
-      sql,
-      'get-subscription',
-      [organizationId],
+    const [row] = await query<{
+      code: string;
+      name: string;
+      public_api: boolean;
+      conversion_metrics: boolean;
+      budget: number;
+      locked: boolean;
+    }>(sql, 'get-subscription', [organizationId]);
+    return (
+      row && {
+        code: row.code,
+        name: row.name,
+        publicApi: row.public_api,
+        conversionMetrics: row.conversion_metrics,
+        budget: row.budget,
+        locked: row.locked,
+      }
     );
-    return row && {
-      code: row.code,
-      name: row.name,
-      publicApi: row.public_api,
-      conversionMetrics: row.conversion_metrics,
-      budget: row.budget,
-      locked: row.locked,
-    };
   };
 }
 
@@ -79,7 +84,8 @@ export function planCache(read: PlanReader, clock: () => number): Plans {
     standing(organizationId) {
       const entry = entries.get(organizationId) ?? added(organizationId);
       // A failed read is retried at most once per refresh period, so a down store is not hammered.
-      if (clock() - entry.attemptedAt >= REFRESH_AFTER_MS) return refresh(organizationId, entry).then(() => standingOf(entry));
+      if (clock() - entry.attemptedAt >= REFRESH_AFTER_MS)
+        return refresh(organizationId, entry).then(() => standingOf(entry));
       if (entry.refreshing) return entry.refreshing.then(() => standingOf(entry));
       return standingOf(entry);
     },

@@ -15,7 +15,12 @@ class DryRun extends Error {
   }
 }
 
-export async function applyCatalogue(sql: Sql, org: string, source: string, options: { dryRun: boolean; prune: boolean }): Promise<ApplyOutcome> {
+export async function applyCatalogue(
+  sql: Sql,
+  org: string,
+  source: string,
+  options: { dryRun: boolean; prune: boolean },
+): Promise<ApplyOutcome> {
   const file = readConfig(source);
   if (!file.ok) return file;
   try {
@@ -25,7 +30,8 @@ export async function applyCatalogue(sql: Sql, org: string, source: string, opti
       const planned = plan(file, stored, options.prune);
       if ('problems' in planned) throw new DryRun({ ok: false, problems: planned.problems });
       // applied: whether this run was to write; with nothing to change, the organization already matches the file.
-      if (options.dryRun || planned.changes.length === 0) throw new DryRun({ ok: true, changes: planned.changes, applied: !options.dryRun });
+      if (options.dryRun || planned.changes.length === 0)
+        throw new DryRun({ ok: true, changes: planned.changes, applied: !options.dryRun });
       await write(tx, org, planned, stored);
       return { ok: true as const, changes: planned.changes, applied: true };
     });
@@ -44,19 +50,40 @@ async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) 
   for (const { want } of planned.accounts) {
     const key = `${want.platform}/${want.externalId}`;
     if (!changed('ad account', key)) continue;
-    const [row] = await query<{ id: string }>(tx, 'catalogue-save-ad-account', [org, want.platform, want.externalId, want.name, want.currency, want.timeZone]);
+    const [row] = await query<{ id: string }>(tx, 'catalogue-save-ad-account', [
+      org,
+      want.platform,
+      want.externalId,
+      want.name,
+      want.currency,
+      want.timeZone,
+    ]);
     accountIds.set(key, row.id);
   }
   for (const { want } of planned.metrics) {
     if (!changed('metric', want.name)) continue;
-    await query(tx, 'catalogue-save-metric', [org, want.name, want.displayName, want.kind, want.unit, want.description, want.formula]);
+    await query(tx, 'catalogue-save-metric', [
+      org,
+      want.name,
+      want.displayName,
+      want.kind,
+      want.unit,
+      want.description,
+      want.formula,
+    ]);
   }
   // The first stored segment of a name is the one the file's entry of that name is (plan.ts).
   const segmentIds = new Map(stored.segments.map((s) => [s.name, s.id] as const).reverse());
   for (const { want, id } of planned.segments) {
     if (!changed('segment', want.name)) continue;
     const campaigns = want.campaigns.map((key) => stored.campaigns.get(key)!);
-    const [row] = await query<{ id: string }>(tx, 'catalogue-save-segment', [org, id, want.name, want.description, campaigns]);
+    const [row] = await query<{ id: string }>(tx, 'catalogue-save-segment', [
+      org,
+      id,
+      want.name,
+      want.description,
+      campaigns,
+    ]);
     segmentIds.set(want.name, row.id);
   }
   for (const { want, id } of planned.reports) {

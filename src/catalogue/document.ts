@@ -2,7 +2,16 @@
 // as reports[1].metrics[3] and the line it starts on, found through the parsed document's source ranges.
 import { LineCounter, parseDocument } from 'yaml';
 import * as v from 'valibot';
-import { AdAccountSchema, MetricSchema, ReportSchema, SegmentSchema, type AdAccountEntry, type MetricEntry, type ReportEntry, type SegmentEntry } from './schema.ts';
+import {
+  AdAccountSchema,
+  MetricSchema,
+  ReportSchema,
+  SegmentSchema,
+  type AdAccountEntry,
+  type MetricEntry,
+  type ReportEntry,
+  type SegmentEntry,
+} from './schema.ts';
 
 export type Path = (string | number)[];
 /** One thing wrong with the file: where, and what. */
@@ -57,7 +66,10 @@ const ENTRIES = { adAccounts: AdAccountSchema, metrics: MetricSchema, segments: 
 /** The file's outline: the lists themselves, whatever their entries hold. */
 const Outline = v.strictObject({
   $schema: v.optional(v.string()),
-  ...(Object.fromEntries(Object.keys(ENTRIES).map((key) => [key, v.optional(v.array(v.unknown()), [])])) as Record<keyof typeof ENTRIES, v.OptionalSchema<v.ArraySchema<v.UnknownSchema, undefined>, []>>),
+  ...(Object.fromEntries(Object.keys(ENTRIES).map((key) => [key, v.optional(v.array(v.unknown()), [])])) as Record<
+    keyof typeof ENTRIES,
+    v.OptionalSchema<v.ArraySchema<v.UnknownSchema, undefined>, []>
+  >),
 });
 
 /** The fields of an entry that are valid on their own (defaults included); unknown keys are left out. */
@@ -75,13 +87,18 @@ function validFields(schema: (typeof ENTRIES)[keyof typeof ENTRIES], item: unkno
 function keyOf(list: keyof typeof ENTRIES, item: unknown): string | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
   const { name, platform, externalId } = item as Record<string, unknown>;
-  if (list === 'adAccounts') return typeof platform === 'string' && typeof externalId === 'string' ? `${list}:${platform}/${externalId}` : undefined;
+  if (list === 'adAccounts')
+    return typeof platform === 'string' && typeof externalId === 'string'
+      ? `${list}:${platform}/${externalId}`
+      : undefined;
   return typeof name === 'string' ? `${list}:${name}` : undefined;
 }
 
 export function readConfig(source: string): ReadFile {
   if (source.length > MAX_FILE_CHARACTERS) {
-    throw new FileTooLarge(`the file holds ${(source.length / 1024 / 1024).toFixed(1)} MB, more than the 1 MB apply reads; split it, or apply it in parts`);
+    throw new FileTooLarge(
+      `the file holds ${(source.length / 1024 / 1024).toFixed(1)} MB, more than the 1 MB apply reads; split it, or apply it in parts`,
+    );
   }
   const lines = new LineCounter();
   // uniqueKeys: a key given twice in one mapping is an error, not a silent last-wins.
@@ -115,17 +132,34 @@ export function readConfig(source: string): ReadFile {
   for (const list of Object.keys(ENTRIES)) {
     const node = doc.get(list, true) as { items?: unknown[]; range?: [number, number, number] } | undefined;
     entries += node?.items?.length ?? 0;
-    if (entries > MAX_ENTRIES) throw new FileTooLarge(`${list}: more than ${MAX_ENTRIES.toLocaleString('en-US')} entries in the file; apply takes at most that many at once`, node?.range ? lines.linePos(node.range[0]).line : undefined);
+    if (entries > MAX_ENTRIES)
+      throw new FileTooLarge(
+        `${list}: more than ${MAX_ENTRIES.toLocaleString('en-US')} entries in the file; apply takes at most that many at once`,
+        node?.range ? lines.linePos(node.range[0]).line : undefined,
+      );
   }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES }) ?? {};
   } catch (error) {
     // yaml's ReferenceError for an alias resolved too often: the file is built to expand past any memory.
-    if (error instanceof ReferenceError) throw new FileTooLarge(`its aliases expand past ${MAX_ALIASES} uses of one node (${error.message.split('\n')[0]})`);
+    if (error instanceof ReferenceError)
+      throw new FileTooLarge(
+        `its aliases expand past ${MAX_ALIASES} uses of one node (${error.message.split('\n')[0]})`,
+      );
     throw error;
   }
-  if (Array.isArray(value)) return { ok: false, problems: [{ path: [], line: lineOf([]), message: 'must be a mapping (adAccounts, metrics, segments, reports), got a list' }] };
+  if (Array.isArray(value))
+    return {
+      ok: false,
+      problems: [
+        {
+          path: [],
+          line: lineOf([]),
+          message: 'must be a mapping (adAccounts, metrics, segments, reports), got a list',
+        },
+      ],
+    };
   const outline = v.safeParse(Outline, value, { abortEarly: false });
   if (!outline.success) return { ok: false, problems: located(outline.issues) };
   const problems: Problem[] = [];
@@ -154,9 +188,12 @@ export function readConfig(source: string): ReadFile {
 }
 /** valibot's messages, in the file's words: an unknown key is named, an enumeration lists its values. */
 function issueMessage(issue: v.BaseIssue<unknown>): string {
-  if (issue.type === 'strict_object' && issue.expected === 'never') return `unknown key "${String(issue.path?.at(-1)?.key)}"`;
-  if (issue.type === 'picklist') return `must be one of ${(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}, got ${issue.received}`;
+  if (issue.type === 'strict_object' && issue.expected === 'never')
+    return `unknown key "${String(issue.path?.at(-1)?.key)}"`;
+  if (issue.type === 'picklist')
+    return `must be one of ${(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}, got ${issue.received}`;
   if (issue.kind === 'schema' && issue.received === 'undefined') return 'is required';
-  if (issue.kind === 'schema') return `must be ${issue.expected === 'Object' ? 'a mapping' : issue.expected === 'Array' ? 'a list' : `a ${issue.expected}`}, got ${issue.received}`;
+  if (issue.kind === 'schema')
+    return `must be ${issue.expected === 'Object' ? 'a mapping' : issue.expected === 'Array' ? 'a list' : `a ${issue.expected}`}, got ${issue.received}`;
   return issue.message;
 }

@@ -25,7 +25,11 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
       ...described(m.description),
       formula: m.formula,
     })) as ConfigFile['metrics'],
-    segments: stored.segments.map((s) => ({ name: s.name, ...described(s.description), campaigns: s.campaigns })) as ConfigFile['segments'],
+    segments: stored.segments.map((s) => ({
+      name: s.name,
+      ...described(s.description),
+      campaigns: s.campaigns,
+    })) as ConfigFile['segments'],
     reports: stored.reports.map((r) => ({
       name: r.name,
       ...described(r.description),
@@ -39,7 +43,7 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
   };
   const header = [
     `# The catalogue of organization ${JSON.stringify(name)} (${org}), as \`readout config export\` wrote it;`,
-    "# its JSON Schema is spec/readout-config.schema.json in readout's source (docs/commands.md, \"Reports as code\").",
+    '# its JSON Schema is spec/readout-config.schema.json in readout\'s source (docs/commands.md, "Reports as code").',
     `# Change it, then: readout apply --org ${org} --file FILE --dry-run`,
   ];
   // Lists of names stay on one line; entries are blocks, as people write them.

@@ -80,25 +80,33 @@ export function plan(
   const accounts: Plan['accounts'] = [];
   config.adAccounts.forEach((entry, i) => {
     if (entry.currency !== undefined) checkCurrency(['adAccounts', i, 'currency'], entry.currency);
-    if (entry.timeZone !== undefined && !validTimeZone(entry.timeZone)) problem(['adAccounts', i, 'timeZone'], `unknown time zone "${entry.timeZone}"`);
+    if (entry.timeZone !== undefined && !validTimeZone(entry.timeZone))
+      problem(['adAccounts', i, 'timeZone'], `unknown time zone "${entry.timeZone}"`);
     if (entry.platform === undefined || entry.externalId === undefined) return;
     const key = `${entry.platform}/${entry.externalId}`;
     if (repeated('adAccounts', i, key, `ad account ${key}`)) return;
     const have = storedAccounts.get(key);
     if (have && entry.currency !== undefined && have.currency !== entry.currency) {
-      problem(['adAccounts', i, 'currency'], `ad account ${key} keeps its money in ${have.currency}; an ad account's currency cannot change`);
+      problem(
+        ['adAccounts', i, 'currency'],
+        `ad account ${key} keeps its money in ${have.currency}; an ad account's currency cannot change`,
+      );
     }
     if (config.partial.has(entry)) return;
     accounts.push({ want: { ...(entry as AdAccountEntry), timeZone: entry.timeZone ?? null } });
   });
-  const knownAccounts = new Set([...storedAccounts.keys(), ...accounts.map((a) => `${a.want.platform}/${a.want.externalId}`)]);
+  const knownAccounts = new Set([
+    ...storedAccounts.keys(),
+    ...accounts.map((a) => `${a.want.platform}/${a.want.externalId}`),
+  ]);
 
   // Custom metrics: those the file names, and (without --prune) those it leaves as they are.
   const storedMetrics = byName(stored.metrics);
   const fileMetrics = new Map<string, string>();
   config.metrics.forEach((entry, i) => {
     if (entry.name === undefined || repeated('metrics', i, entry.name, `metric "${entry.name}"`)) return;
-    if (stored.systemMetrics.has(entry.name)) problem(['metrics', i, 'name'], `"${entry.name}" is a system metric; a custom metric needs a name of its own`);
+    if (stored.systemMetrics.has(entry.name))
+      problem(['metrics', i, 'name'], `"${entry.name}" is a system metric; a custom metric needs a name of its own`);
     fileMetrics.set(entry.name, entry.formula ?? '');
   });
   const formulas = new Map<string, string>(prune ? [] : stored.metrics.map((m) => [m.name, m.formula]));
@@ -111,7 +119,8 @@ export function plan(
     try {
       const names = references(parseFormula(entry.formula));
       refs.set(entry.name, names);
-      for (const name of new Set(names)) if (!known(name)) problem(path, `unknown metric "${name}" in formula "${entry.formula}"`);
+      for (const name of new Set(names))
+        if (!known(name)) problem(path, `unknown metric "${name}" in formula "${entry.formula}"`);
     } catch (error) {
       if (!(error instanceof FormulaError)) throw error;
       problem(path, `formula "${entry.formula}" does not parse: ${error.message}`);
@@ -128,23 +137,40 @@ export function plan(
   config.metrics.forEach((entry, i) => {
     if (entry.name === undefined || firstAt.get(`metrics\0${entry.name}`) !== i) return;
     const loop = cycleThrough(entry.name, refs);
-    if (loop) problem(['metrics', i, 'formula'], loop.length === 2 ? `${entry.name} refers to itself` : `${entry.name} refers to itself through ${loop.slice(1, -1).join(', ')}`);
+    if (loop)
+      problem(
+        ['metrics', i, 'formula'],
+        loop.length === 2
+          ? `${entry.name} refers to itself`
+          : `${entry.name} refers to itself through ${loop.slice(1, -1).join(', ')}`,
+      );
   });
   const metrics: Plan['metrics'] = config.metrics
     .filter((entry, i) => !config.partial.has(entry) && firstAt.get(`metrics\0${entry.name}`) === i)
     .map((entry) => entry as MetricEntry)
-    .map((entry) => ({ want: { ...entry, displayName: entry.displayName ?? entry.name, unit: entry.unit ?? DEFAULT_UNIT[entry.kind] } }));
+    .map((entry) => ({
+      want: { ...entry, displayName: entry.displayName ?? entry.name, unit: entry.unit ?? DEFAULT_UNIT[entry.kind] },
+    }));
 
   // Segments: members are campaigns loaded by import, named by their platform keys.
   const storedSegments = byName(stored.segments);
   const segments: Plan['segments'] = [];
   config.segments.forEach((entry, i) => {
     entry.campaigns?.forEach((key, j) => {
-      if (!stored.campaigns.has(key)) problem(['segments', i, 'campaigns', j], `unknown campaign "${key}" (campaigns come from \`readout import\`)`);
+      if (!stored.campaigns.has(key))
+        problem(['segments', i, 'campaigns', j], `unknown campaign "${key}" (campaigns come from \`readout import\`)`);
     });
-    if (entry.name === undefined || repeated('segments', i, entry.name, `segment "${entry.name}"`) || config.partial.has(entry)) return;
+    if (
+      entry.name === undefined ||
+      repeated('segments', i, entry.name, `segment "${entry.name}"`) ||
+      config.partial.has(entry)
+    )
+      return;
     const want = entry as SegmentEntry;
-    segments.push({ want: { ...want, campaigns: [...want.campaigns].sort() }, id: storedSegments.get(want.name)?.id ?? null });
+    segments.push({
+      want: { ...want, campaigns: [...want.campaigns].sort() },
+      id: storedSegments.get(want.name)?.id ?? null,
+    });
   });
   const knownSegments = new Set([...(prune ? [] : storedSegments.keys()), ...segments.map((s) => s.want.name)]);
 
@@ -155,29 +181,49 @@ export function plan(
     if (entry.name !== undefined && repeated('reports', i, entry.name, `report "${entry.name}"`)) return;
     if (entry.currency !== undefined) checkCurrency(['reports', i, 'currency'], entry.currency);
     entry.adAccounts?.forEach((key, j) => {
-      if (!knownAccounts.has(key) && !invalid('adAccounts', key)) problem(['reports', i, 'adAccounts', j], `unknown ad account "${key}" (list it under adAccounts, or load it with \`readout import\`)`);
+      if (!knownAccounts.has(key) && !invalid('adAccounts', key))
+        problem(
+          ['reports', i, 'adAccounts', j],
+          `unknown ad account "${key}" (list it under adAccounts, or load it with \`readout import\`)`,
+        );
     });
     const named = entry.segments ?? [];
     named.forEach((name, j) => {
-      if (!knownSegments.has(name) && !invalid('segments', name)) problem(['reports', i, 'segments', j], `unknown segment "${name}"`);
+      if (!knownSegments.has(name) && !invalid('segments', name))
+        problem(['reports', i, 'segments', j], `unknown segment "${name}"`);
     });
-    if (entry.kind === 'segment' && entry.segments !== undefined && named.length === 0) problem(['reports', i, 'segments'], 'a segment report needs at least one segment');
-    if (entry.kind !== undefined && entry.kind !== 'segment' && named.length > 0) problem(['reports', i, 'segments'], `only segment reports have segments; this one is ${entry.kind}`);
+    if (entry.kind === 'segment' && entry.segments !== undefined && named.length === 0)
+      problem(['reports', i, 'segments'], 'a segment report needs at least one segment');
+    if (entry.kind !== undefined && entry.kind !== 'segment' && named.length > 0)
+      problem(['reports', i, 'segments'], `only segment reports have segments; this one is ${entry.kind}`);
     entry.metrics?.forEach((name, j) => {
       if (!known(name)) problem(['reports', i, 'metrics', j], `unknown metric "${name}"`);
     });
     entry.groupings?.forEach((grouping, j) => {
-      if (grouping === 'segment' && entry.kind !== undefined && entry.kind !== 'segment') problem(['reports', i, 'groupings', j], `a ${entry.kind} report cannot answer segment; only segment reports can`);
+      if (grouping === 'segment' && entry.kind !== undefined && entry.kind !== 'segment')
+        problem(
+          ['reports', i, 'groupings', j],
+          `a ${entry.kind} report cannot answer segment; only segment reports can`,
+        );
     });
     if (config.partial.has(entry)) return;
     const want = entry as ReportEntry;
-    reports.push({ want: { ...want, adAccounts: [...want.adAccounts].sort(), segments: [...want.segments].sort() }, id: storedReports.get(want.name)?.id ?? null });
+    reports.push({
+      want: { ...want, adAccounts: [...want.adAccounts].sort(), segments: [...want.segments].sort() },
+      id: storedReports.get(want.name)?.id ?? null,
+    });
   });
   if (problems.length) return { problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
 
   // The difference.
   const changes: Change[] = [];
-  const note = <W extends object>(type: Change['type'], name: string, want: W, have: W | undefined, fields: (keyof W & string)[]) => {
+  const note = <W extends object>(
+    type: Change['type'],
+    name: string,
+    want: W,
+    have: W | undefined,
+    fields: (keyof W & string)[],
+  ) => {
     if (!have) changes.push({ action: 'create', type, name });
     else {
       const changed = differing(want, have, fields);
@@ -187,12 +233,34 @@ export function plan(
   for (const { want } of accounts) {
     const key = `${want.platform}/${want.externalId}`;
     const have = storedAccounts.get(key);
-    note('ad account', key, { name: want.name, timeZone: want.timeZone ?? have?.timeZone }, have && { name: have.name, timeZone: have.timeZone }, ['name', 'timeZone']);
+    note(
+      'ad account',
+      key,
+      { name: want.name, timeZone: want.timeZone ?? have?.timeZone },
+      have && { name: have.name, timeZone: have.timeZone },
+      ['name', 'timeZone'],
+    );
   }
-  for (const { want } of metrics) note('metric', want.name, want, storedMetrics.get(want.name), ['displayName', 'kind', 'unit', 'description', 'formula']);
-  for (const { want } of segments) note('segment', want.name, want, storedSegments.get(want.name), ['description', 'campaigns']);
+  for (const { want } of metrics)
+    note('metric', want.name, want, storedMetrics.get(want.name), [
+      'displayName',
+      'kind',
+      'unit',
+      'description',
+      'formula',
+    ]);
+  for (const { want } of segments)
+    note('segment', want.name, want, storedSegments.get(want.name), ['description', 'campaigns']);
   for (const { want } of reports) {
-    note('report', want.name, want, storedReports.get(want.name), ['description', 'kind', 'currency', 'adAccounts', 'segments', 'metrics', 'groupings']);
+    note('report', want.name, want, storedReports.get(want.name), [
+      'description',
+      'kind',
+      'currency',
+      'adAccounts',
+      'segments',
+      'metrics',
+      'groupings',
+    ]);
   }
   const deletes: Plan['deletes'] = { reports: [], segments: [], metrics: [] };
   if (prune) {

@@ -5,7 +5,12 @@
 import * as v from 'valibot';
 import { GROUPINGS, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from '../dataModel.ts';
 
-const text = (max: number, what: string) => v.pipe(v.string(), v.minLength(1, `${what} must not be empty`), v.maxLength(max, `${what} is longer than ${max} characters`));
+const text = (max: number, what: string) =>
+  v.pipe(
+    v.string(),
+    v.minLength(1, `${what} must not be empty`),
+    v.maxLength(max, `${what} is longer than ${max} characters`),
+  );
 const description = v.optional(v.pipe(v.string(), v.maxLength(2000, 'description is longer than 2000 characters')), '');
 const currency = v.pipe(
   v.string(),
@@ -13,12 +18,18 @@ const currency = v.pipe(
   v.description('ISO 4217 currency code'),
 );
 /** Platform ids are the platform's own; a slash would make the `platform/account/campaign` keys ambiguous. */
-const externalId = v.pipe(text(200, 'externalId'), v.regex(/^[^/\s](?:[^/]*[^/\s])?$/, 'externalId must not contain "/" nor start or end with a space'));
+const externalId = v.pipe(
+  text(200, 'externalId'),
+  v.regex(/^[^/\s](?:[^/]*[^/\s])?$/, 'externalId must not contain "/" nor start or end with a space'),
+);
 const repeated = (items: unknown[]) => items.find((item, i) => items.indexOf(item) !== i);
 const list = <T extends v.GenericSchema>(item: T, what: string) =>
   v.pipe(
     v.array(item),
-    v.check((items) => repeated(items) === undefined, (issue) => `${what} lists ${JSON.stringify(repeated(issue.input as unknown[]))} twice`),
+    v.check(
+      (items) => repeated(items) === undefined,
+      (issue) => `${what} lists ${JSON.stringify(repeated(issue.input as unknown[]))} twice`,
+    ),
   );
 
 export const ACCOUNT_KEY = /^([a-z-]+)\/([^/]+)$/;
@@ -38,7 +49,10 @@ export const AdAccountSchema = v.pipe(
 
 export const MetricSchema = v.pipe(
   v.strictObject({
-    name: v.pipe(v.string(), v.regex(METRIC_NAME, 'name must be lower case letters, digits and _ (starting with a letter, at most 63)')),
+    name: v.pipe(
+      v.string(),
+      v.regex(METRIC_NAME, 'name must be lower case letters, digits and _ (starting with a letter, at most 63)'),
+    ),
     displayName: v.optional(text(200, 'displayName')),
     kind: v.picklist(METRIC_KINDS),
     unit: v.optional(v.pipe(text(40, 'unit'), v.description('what one unit of the value is; by kind when left out'))),
@@ -53,7 +67,10 @@ export const SegmentSchema = v.pipe(
     name: text(200, 'name'),
     description,
     campaigns: v.optional(
-      list(v.pipe(v.string(), v.regex(CAMPAIGN_KEY, 'a campaign is platform/accountExternalId/campaignExternalId')), 'campaigns'),
+      list(
+        v.pipe(v.string(), v.regex(CAMPAIGN_KEY, 'a campaign is platform/accountExternalId/campaignExternalId')),
+        'campaigns',
+      ),
       [],
     ),
   }),
@@ -86,7 +103,9 @@ export const ConfigSchema = v.pipe(
     reports: v.optional(v.array(ReportSchema), []),
   }),
   v.title('readout organization catalogue'),
-  v.description("An organization's ad accounts, custom metrics, segments and reports, as `readout apply` reads them (docs/decisions.md §12)."),
+  v.description(
+    "An organization's ad accounts, custom metrics, segments and reports, as `readout apply` reads them (docs/decisions.md §12).",
+  ),
 );
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;

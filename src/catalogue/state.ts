@@ -1,8 +1,23 @@
 // An organization's catalogue as the database holds it, in the file's terms (schema.ts) plus the ids apply writes to.
 import { query, type Queryable } from '../store/queries.ts';
 
-export type StoredAccount = { id: string; platform: string; externalId: string; name: string; currency: string; timeZone: string };
-export type StoredMetric = { id: string; name: string; displayName: string; kind: string; unit: string; description: string; formula: string };
+export type StoredAccount = {
+  id: string;
+  platform: string;
+  externalId: string;
+  name: string;
+  currency: string;
+  timeZone: string;
+};
+export type StoredMetric = {
+  id: string;
+  name: string;
+  displayName: string;
+  kind: string;
+  unit: string;
+  description: string;
+  formula: string;
+};
 export type StoredSegment = { id: string; name: string; description: string; campaigns: string[] };
 export type StoredReport = {
   id: string;

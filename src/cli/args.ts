@@ -86,7 +86,9 @@ export function nameFlag(name: string, value: string): string {
 /** Why a --file could not be read, as bad input: ENOENT, EACCES, or data that is not gzip. */
 function unreadable(path: string, error: unknown): UsageError {
   const code = (error as { code?: string }).code;
-  return new UsageError(`--file: cannot read ${path}${code ? ` (${code === 'Z_DATA_ERROR' ? 'not gzip data' : code})` : ''}`);
+  return new UsageError(
+    `--file: cannot read ${path}${code ? ` (${code === 'Z_DATA_ERROR' ? 'not gzip data' : code})` : ''}`,
+  );
 }
 
 /** The text of the file a --file flag names; a file that cannot be read is bad input, named with its reason. */

@@ -18,14 +18,23 @@ export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string
   const name = f.file === '-' ? 'stdin' : f.file;
   let outcome: Awaited<ReturnType<typeof applyCatalogue>>;
   try {
-    outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), { dryRun, prune: flags.has('prune') });
+    outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), {
+      dryRun,
+      prune: flags.has('prune'),
+    });
   } catch (error) {
-    if (error instanceof FileTooLarge) throw new UsageError(`${name}${error.line ? `:${error.line}` : ''}: not applied: ${error.message}; nothing written`);
+    if (error instanceof FileTooLarge)
+      throw new UsageError(
+        `${name}${error.line ? `:${error.line}` : ''}: not applied: ${error.message}; nothing written`,
+      );
     throw error;
   }
   if (!outcome.ok) {
     const count = outcome.problems.length;
-    throw new UsageError(`${name}: ${count} ${count === 1 ? 'problem' : 'problems'}, nothing written`, outcome.problems.map((p) => formatProblem(name, p)));
+    throw new UsageError(
+      `${name}: ${count} ${count === 1 ? 'problem' : 'problems'}, nothing written`,
+      outcome.problems.map((p) => formatProblem(name, p)),
+    );
   }
   const { changes, applied } = outcome;
   // A new report currency builds its converted rollups (migration 019): the next report is planned from them.

@@ -23,7 +23,11 @@ async function allowListFlag(sql: Sql, name: string, value: string, org: string,
   if (value === 'all') return { all: true, ids: [] as string[] };
   if (value.trim() === '') throw new UsageError(`--${name} must be all or a comma-separated list of ids`);
   const ids = [...new Set(value.split(',').map((id) => uuidFlag(name, id.trim())))];
-  const found = await query<{ id: string }>(sql, table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts', [org, ids]);
+  const found = await query<{ id: string }>(
+    sql,
+    table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts',
+    [org, ids],
+  );
   const missing = ids.filter((id) => !found.some((row) => row.id === id));
   if (missing.length) throw new UsageError(`--${name}: not in organization ${org}: ${missing.join(', ')}`);
   return { all: false, ids };
@@ -48,8 +52,21 @@ export async function clientCreate(sql: Sql, { flags }: Parsed) {
   const clientId = newClientId();
   const clientSecret = newClientSecret();
   const secretId = await transaction(sql, async (tx) => {
-    await query(tx, 'create-client', [clientId, org, name, scopes, reports.all, reports.ids, adAccounts.all, adAccounts.ids]);
-    const [secret] = await query<{ id: string }>(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
+    await query(tx, 'create-client', [
+      clientId,
+      org,
+      name,
+      scopes,
+      reports.all,
+      reports.ids,
+      adAccounts.all,
+      adAccounts.ids,
+    ]);
+    const [secret] = await query<{ id: string }>(tx, 'create-client-secret', [
+      clientId,
+      (await hashSecret(clientSecret)) as never,
+      null,
+    ]);
     return secret.id;
   });
   return result(
@@ -62,7 +79,11 @@ export async function clientSecretAdd(sql: Sql, { flags }: Parsed, now: number) 
   const f = readFlags(flags, ['client'], ['expires']);
   const expires = expiryFlag(f.expires, now);
   const clientSecret = newClientSecret();
-  const [secret] = await query<{ id: string }>(sql, 'create-client-secret', [f.client, (await hashSecret(clientSecret)) as never, expires]);
+  const [secret] = await query<{ id: string }>(sql, 'create-client-secret', [
+    f.client,
+    (await hashSecret(clientSecret)) as never,
+    expires,
+  ]);
   if (!secret) throw new UsageError(`no live client ${f.client}`);
   return result(
     { clientId: f.client, secretId: secret.id, clientSecret },
@@ -75,7 +96,10 @@ export async function clientSecretRevoke(sql: Sql, { flags }: Parsed) {
   const secretId = uuidFlag('secret', f.secret);
   const [row] = await query(sql, 'revoke-client-secret', [f.client, secretId]);
   if (!row) throw new UsageError(`client ${f.client} has no secret ${secretId}`);
-  return result({ clientId: f.client, secretId, revoked: true }, `secret ${secretId} of ${f.client} revoked; new tokens are refused`);
+  return result(
+    { clientId: f.client, secretId, revoked: true },
+    `secret ${secretId} of ${f.client} revoked; new tokens are refused`,
+  );
 }
 
 export async function clientRevoke(sql: Sql, { flags }: Parsed) {
@@ -115,6 +139,15 @@ export async function clientList(sql: Sql, { flags }: Parsed) {
     revokedAt: row.revoked_at?.toISOString() ?? null,
     secrets: row.secrets,
   }));
-  const shown = clients.map((c) => ({ ...c, state: c.revokedAt ? 'revoked' : 'live', scopes: c.scopes.join(' '), reports: allOr(c.reports), adAccounts: allOr(c.adAccounts) }));
-  return result({ clients }, table(shown, ['clientId', 'name', 'state', 'reports', 'adAccounts', 'scopes']) || 'no clients');
+  const shown = clients.map((c) => ({
+    ...c,
+    state: c.revokedAt ? 'revoked' : 'live',
+    scopes: c.scopes.join(' '),
+    reports: allOr(c.reports),
+    adAccounts: allOr(c.adAccounts),
+  }));
+  return result(
+    { clients },
+    table(shown, ['clientId', 'name', 'state', 'reports', 'adAccounts', 'scopes']) || 'no clients',
+  );
 }

@@ -46,7 +46,7 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'create the demo organization (or top it up) and issue its client a fresh secret; --remove deletes it',
     details: [
       'It also makes "Other Company", a second organization with an ad account and a report of its own: the demo',
-      "client must never see them, so you can try allow-lists and tenancy (a request for its report is 404).",
+      'client must never see them, so you can try allow-lists and tenancy (a request for its report is 404).',
     ],
     usage: '[--remove]',
     example: 'readout demo',
@@ -138,7 +138,8 @@ export const COMMANDS: Record<string, Command> = {
       `  ${SCOPES.slice(4).join(' ')}`,
       '--reports and --ad-accounts: all, or the ids the client may see (readout report list, readout account list)',
     ],
-    example: 'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all --ad-accounts all',
+    example:
+      'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all --ad-accounts all',
     run: ({ sql }, args) => clientCreate(sql, args),
   },
   'client list': {
@@ -178,7 +179,7 @@ export const COMMANDS: Record<string, Command> = {
     details: [
       'The counts are totals for the organization, not per parent: --campaigns are spread over the --accounts, and',
       '--creatives (default 5 a campaign) over the campaigns, each getting some. One fact a creative and day, for',
-      'the --days up to yesterday. --currencies: the accounts take them in turn (default: the organization\'s).',
+      "the --days up to yesterday. --currencies: the accounts take them in turn (default: the organization's).",
     ],
     example: 'readout generate --org 3f0c... --accounts 5 --campaigns 200 --days 400',
     run: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
@@ -209,9 +210,19 @@ export function flagsOf(usage: string): FlagSpec[] {
 }
 
 /** Every switch any command takes, and those every command takes: the parser must know them before the command. */
-export const SWITCHES = new Set(['json', 'help', 'version', ...Object.values(COMMANDS).flatMap((c) => flagsOf(c.usage).filter((f) => !f.value).map((f) => f.name))]);
+export const SWITCHES = new Set([
+  'json',
+  'help',
+  'version',
+  ...Object.values(COMMANDS).flatMap((c) =>
+    flagsOf(c.usage)
+      .filter((f) => !f.value)
+      .map((f) => f.name),
+  ),
+]);
 
-export const usageLine = (name: string) => `usage: readout ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''} [--json]`;
+export const usageLine = (name: string) =>
+  `usage: readout ${name}${COMMANDS[name].usage ? ` ${COMMANDS[name].usage}` : ''} [--json]`;
 
 /** `readout help`: every command with its one line. */
 export function helpText(): string {
@@ -233,7 +244,12 @@ export function helpText(): string {
 /** `readout COMMAND --help`: what it does, its usage line, and an example. */
 export function commandHelp(name: string): string {
   const command = COMMANDS[name];
-  return [`readout ${name}: ${command.summary}`, usageLine(name), ...(command.details ?? []), `example: ${command.example}`].join('\n');
+  return [
+    `readout ${name}: ${command.summary}`,
+    usageLine(name),
+    ...(command.details ?? []),
+    `example: ${command.example}`,
+  ].join('\n');
 }
 
 /** `readout version`: the package's version and the runtime it runs on (docs/decisions.md §10). */

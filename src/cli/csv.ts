@@ -9,7 +9,10 @@ import { pipeline, Readable } from 'node:stream';
 export type CsvRecord = { line: number; fields: string[] };
 
 export class CsvError extends Error {
-  constructor(readonly line: number, message: string) {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
     super(message);
   }
 }

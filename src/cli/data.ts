@@ -10,9 +10,23 @@ import { rateWarnings } from './fx.ts';
 
 /** The import file's columns (docs/commands.md, "Importing platform data"), in any order; campaign_status may be added. */
 export const IMPORT_COLUMNS = [
-  'date', 'platform', 'account_id', 'account_name', 'currency', 'campaign_id', 'campaign_name',
-  'creative_id', 'creative_name', 'format', 'impressions', 'clicks', 'spend', 'conversions',
-  'conversion_value', 'video_views', 'video_completions',
+  'date',
+  'platform',
+  'account_id',
+  'account_name',
+  'currency',
+  'campaign_id',
+  'campaign_name',
+  'creative_id',
+  'creative_name',
+  'format',
+  'impressions',
+  'clicks',
+  'spend',
+  'conversions',
+  'conversion_value',
+  'video_views',
+  'video_completions',
 ] as const;
 const OPTIONAL_COLUMNS = ['campaign_status'] as const;
 
@@ -67,18 +81,40 @@ export async function* importRows(records: AsyncIterable<CsvRecord> | Iterable<C
         continue;
       }
       if (fields.length !== width) fail(line, `has ${fields.length} fields, expected ${width}`);
-      const [date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...numbers] = header.at.map((i) => fields[i]);
+      const [
+        date,
+        platform,
+        account,
+        accountName,
+        currency,
+        campaign,
+        campaignName,
+        creative,
+        creativeName,
+        format,
+        ...numbers
+      ] = header.at.map((i) => fields[i]);
       if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
-      if (!(PLATFORMS as readonly string[]).includes(platform)) fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
+      if (!(PLATFORMS as readonly string[]).includes(platform))
+        fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
       if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
       if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
-      for (const [name, value] of [['account_id', account], ['campaign_id', campaign], ['creative_id', creative], ['account_name', accountName], ['campaign_name', campaignName], ['creative_name', creativeName]]) {
+      for (const [name, value] of [
+        ['account_id', account],
+        ['campaign_id', campaign],
+        ['creative_id', creative],
+        ['account_name', accountName],
+        ['campaign_name', campaignName],
+        ['creative_name', creativeName],
+      ]) {
         if (!value.trim() || value.length > 200) fail(line, `${name} must be 1 to 200 characters`);
       }
       const status = header.status < 0 ? null : fields[header.status];
-      if (status !== null && !CAMPAIGN_STATES.includes(status)) fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
+      if (status !== null && !CAMPAIGN_STATES.includes(status))
+        fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
       const key = `${platform}:${account}`;
-      if ((currencies.get(key) ?? currency) !== currency) fail(line, `account ${account} is in ${currencies.get(key)} on an earlier line, not ${currency}`);
+      if ((currencies.get(key) ?? currency) !== currency)
+        fail(line, `account ${account} is in ${currencies.get(key)} on an earlier line, not ${currency}`);
       currencies.set(key, currency);
       const parsed = numbers.map((value, n) => {
         const column = IMPORT_COLUMNS[10 + n];
@@ -88,7 +124,21 @@ export async function* importRows(records: AsyncIterable<CsvRecord> | Iterable<C
         }
         return Number(value);
       });
-      yield [line, date, platform, account, accountName, currency, campaign, campaignName, creative, creativeName, format, ...parsed, status];
+      yield [
+        line,
+        date,
+        platform,
+        account,
+        accountName,
+        currency,
+        campaign,
+        campaignName,
+        creative,
+        creativeName,
+        format,
+        ...parsed,
+        status,
+      ];
     }
   } catch (error) {
     if (error instanceof CsvError) fail(error.line, error.message);
@@ -104,13 +154,20 @@ async function copySink(tx: Sql): Promise<Sink> {
   const stream = await tx`copy import_rows from stdin`.writable();
   let failed: unknown;
   stream.on('error', (error) => (failed ??= error));
-  const escapeText = (v: string | number | null) => (v === null ? '\\N' : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r'));
+  const escapeText = (v: string | number | null) =>
+    v === null
+      ? '\\N'
+      : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
   return {
     async add(row) {
       if (failed) throw failed;
-      if (!stream.write(`${row.map(escapeText).join('\t')}\n`)) await new Promise((resolve) => stream.once('drain', resolve));
+      if (!stream.write(`${row.map(escapeText).join('\t')}\n`))
+        await new Promise((resolve) => stream.once('drain', resolve));
     },
-    end: () => new Promise<void>((resolve, reject) => (failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())))),
+    end: () =>
+      new Promise<void>((resolve, reject) =>
+        failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())),
+      ),
     // CopyFail: the server ends the COPY, and the transaction rolls back.
     abort: (error) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
   };
@@ -135,7 +192,12 @@ function batchSink(tx: Queryable): Sink {
   };
 }
 
-export type ImportDeps = { readStream(path: string): AsyncIterable<Uint8Array>; copy: boolean; now: number; progress(line: string): void };
+export type ImportDeps = {
+  readStream(path: string): AsyncIterable<Uint8Array>;
+  copy: boolean;
+  now: number;
+  progress(line: string): void;
+};
 
 /** Rows and rows a second on stderr, once a second, for an import that runs longer than one. */
 function progressMeter(progress: (line: string) => void) {
@@ -148,7 +210,9 @@ function progressMeter(progress: (line: string) => void) {
     const now = performance.now();
     if (now - shown < 1000) return;
     shown = now;
-    progress(`import: ${rows.toLocaleString('en-US')} rows read, ${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`);
+    progress(
+      `import: ${rows.toLocaleString('en-US')} rows read, ${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`,
+    );
   };
 }
 
@@ -172,8 +236,15 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
       sink.abort(error);
       throw error;
     }
-    const [conflict] = await query<{ line: number; existing: string; given: string }>(tx, 'find-import-currency-conflict', [org]);
-    if (conflict) throw new UsageError(`--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`);
+    const [conflict] = await query<{ line: number; existing: string; given: string }>(
+      tx,
+      'find-import-currency-conflict',
+      [org],
+    );
+    if (conflict)
+      throw new UsageError(
+        `--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`,
+      );
     const [out] = await query<{ rows: number; account_ids: string[] }>(tx, 'apply-import', [org, withStatus]);
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
@@ -186,14 +257,16 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
 export async function accountConnection(sql: Sql, { flags }: Parsed) {
   const f = readFlags(flags, ['account', 'status']);
   const account = uuidFlag('account', f.account);
-  if (!STATUSES.includes(f.status)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${f.status}"`);
+  if (!STATUSES.includes(f.status))
+    throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${f.status}"`);
   const [row] = await query(sql, 'set-connection-status', [account, f.status]);
   if (!row) throw new UsageError(`no ad account ${account}`);
   return result({ adAccountId: account, connectionStatus: f.status }, `ad account ${account}: connection ${f.status}`);
 }
 
 const count = (name: string, value: string, max: number) => {
-  if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new UsageError(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
   return Number(value);
 };
 
@@ -206,14 +279,20 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   const days = count('days', f.days, 3650);
   // Totals, spread in turn (generate-entities.sql): fewer would leave accounts without campaigns, or campaigns
   // without creatives.
-  if (campaigns < accounts) throw new UsageError('--campaigns must be at least --accounts: it is a total, spread over the accounts');
-  if (creatives < campaigns) throw new UsageError('--creatives must be at least --campaigns: it is a total, spread over the campaigns');
+  if (campaigns < accounts)
+    throw new UsageError('--campaigns must be at least --accounts: it is a total, spread over the accounts');
+  if (creatives < campaigns)
+    throw new UsageError('--creatives must be at least --campaigns: it is a total, spread over the campaigns');
   const { currency } = await requireOrganization(sql, org);
   // Accounts in turn in each of --currencies (default: the organization's), for trying conversion at scale.
   const currencies = (f.currencies ?? currency).split(',').map((c) => c.trim().toUpperCase());
   const bad = currencies.find((c) => !/^[A-Z]{3}$/.test(c));
   if (bad !== undefined || currencies.length > accounts) {
-    throw new UsageError(bad !== undefined ? `--currencies must list three-letter codes, got "${bad}"` : '--currencies lists more currencies than --accounts');
+    throw new UsageError(
+      bad !== undefined
+        ? `--currencies must list three-letter codes, got "${bad}"`
+        : '--currencies lists more currencies than --accounts',
+    );
   }
   const last = new Date(now - 86_400_000).toISOString().slice(0, 10);
   const first = new Date(now - days * 86_400_000).toISOString().slice(0, 10);
@@ -227,7 +306,9 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
     const chunkDays = Math.max(1, Math.floor(200_000 / creatives));
     for (let start = 0; start < days; start += chunkDays) {
       const from = new Date(Date.parse(first) + start * 86_400_000).toISOString().slice(0, 10);
-      const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last))).toISOString().slice(0, 10);
+      const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last)))
+        .toISOString()
+        .slice(0, 10);
       const [out] = await query<{ rows: number }>(tx, 'generate-facts', [org, from, to]);
       written += out.rows;
       progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${written} fact rows`);

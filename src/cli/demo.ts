@@ -12,32 +12,87 @@ const DAYS = 430;
 
 /** A stable UUID for a demo label, so every run names the same rows. */
 async function demoId(label: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`readout-demo:${label}`)));
+  const digest = new Uint8Array(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`readout-demo:${label}`)),
+  );
   digest[6] = (digest[6] & 0x0f) | 0x40;
   digest[8] = (digest[8] & 0x3f) | 0x80;
   const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-type Account = { key: string; platform: string; name: string; currency: string; status: string; campaigns: [string, string][] };
+type Account = {
+  key: string;
+  platform: string;
+  name: string;
+  currency: string;
+  status: string;
+  campaigns: [string, string][];
+};
 
 const ACCOUNTS: Account[] = [
-  { key: 'google', platform: 'google-ads', name: 'Google Ads – Search', currency: 'USD', status: 'ok', campaigns: [
-    ['Brand search', 'active'], ['Generic search', 'active'], ['Competitor terms', 'paused'], ['Shopping, "Holiday" sale', 'archived']] },
-  { key: 'meta', platform: 'meta-ads', name: 'Meta Ads – Europe', currency: 'EUR', status: 'ok', campaigns: [
-    ['Prospecting EU', 'active'], ['Retargeting EU', 'active'], ['Video awareness EU', 'active']] },
-  { key: 'linkedin', platform: 'linkedin-ads', name: 'LinkedIn Ads – UK', currency: 'GBP', status: 'ok', campaigns: [
-    ['Decision makers UK', 'active'], ['Webinar sign-ups', 'paused']] },
-  { key: 'tiktok', platform: 'tiktok-ads', name: 'TikTok Ads', currency: 'USD', status: 'expired', campaigns: [
-    ['Creator collabs', 'paused'], ['Spark ads', 'paused']] },
+  {
+    key: 'google',
+    platform: 'google-ads',
+    name: 'Google Ads – Search',
+    currency: 'USD',
+    status: 'ok',
+    campaigns: [
+      ['Brand search', 'active'],
+      ['Generic search', 'active'],
+      ['Competitor terms', 'paused'],
+      ['Shopping, "Holiday" sale', 'archived'],
+    ],
+  },
+  {
+    key: 'meta',
+    platform: 'meta-ads',
+    name: 'Meta Ads – Europe',
+    currency: 'EUR',
+    status: 'ok',
+    campaigns: [
+      ['Prospecting EU', 'active'],
+      ['Retargeting EU', 'active'],
+      ['Video awareness EU', 'active'],
+    ],
+  },
+  {
+    key: 'linkedin',
+    platform: 'linkedin-ads',
+    name: 'LinkedIn Ads – UK',
+    currency: 'GBP',
+    status: 'ok',
+    campaigns: [
+      ['Decision makers UK', 'active'],
+      ['Webinar sign-ups', 'paused'],
+    ],
+  },
+  {
+    key: 'tiktok',
+    platform: 'tiktok-ads',
+    name: 'TikTok Ads',
+    currency: 'USD',
+    status: 'expired',
+    campaigns: [
+      ['Creator collabs', 'paused'],
+      ['Spark ads', 'paused'],
+    ],
+  },
 ];
 const FORMATS = CREATIVE_FORMATS;
 const SEGMENTS: [string, string, (campaign: string) => boolean][] = [
   ['Brand', 'Campaigns that protect and grow the brand', (c) => /Brand|awareness|Creator/.test(c)],
-  ['Performance', 'Campaigns measured on conversions', (c) => /search|Retargeting|Shopping|Prospecting|Webinar|Spark/i.test(c)],
+  [
+    'Performance',
+    'Campaigns measured on conversions',
+    (c) => /search|Retargeting|Shopping|Prospecting|Webinar|Spark/i.test(c),
+  ],
   ['Video', 'Video-first campaigns', (c) => /Video|Creator|Spark/.test(c)],
 ];
-const FX: [string, number][] = [['EUR', 1.08], ['GBP', 1.27]];
+const FX: [string, number][] = [
+  ['EUR', 1.08],
+  ['GBP', 1.27],
+];
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -55,11 +110,29 @@ async function seed(tx: Queryable, now: number) {
 
   const accountIds: Record<string, string> = {};
   const campaignIds: [string, string][] = [];
-  for (const account of [...ACCOUNTS, { key: 'other', platform: 'google-ads', name: 'Other Company Ads', currency: 'EUR', status: 'ok', campaigns: [['Other campaign', 'active']] } as Account]) {
+  for (const account of [
+    ...ACCOUNTS,
+    {
+      key: 'other',
+      platform: 'google-ads',
+      name: 'Other Company Ads',
+      currency: 'EUR',
+      status: 'ok',
+      campaigns: [['Other campaign', 'active']],
+    } as Account,
+  ]) {
     const owner = account.key === 'other' ? other : org;
     const id = (accountIds[account.key] = await demoId(`account:${account.key}`));
     const externalId = `${account.key.toUpperCase()}-${id.slice(0, 8)}`;
-    await query(tx, 'demo-add-ad-account', [id, owner, account.platform, externalId, account.name, account.currency, account.status]);
+    await query(tx, 'demo-add-ad-account', [
+      id,
+      owner,
+      account.platform,
+      externalId,
+      account.name,
+      account.currency,
+      account.status,
+    ]);
     for (const [index, [name, status]] of account.campaigns.entries()) {
       const campaign = await demoId(`campaign:${account.key}:${name}`);
       campaignIds.push([campaign, name]);
@@ -67,7 +140,14 @@ async function seed(tx: Queryable, now: number) {
       for (let n = 0; n < 3; n++) {
         const format = /Video|Creator|Spark/.test(name) && n < 2 ? 'video' : FORMATS[(index + n) % FORMATS.length];
         const creative = await demoId(`creative:${campaign}:${n}`);
-        await query(tx, 'demo-add-creative', [creative, owner, campaign, `cr-${n + 1}`, `${name} – ${format} ${n + 1}`, format]);
+        await query(tx, 'demo-add-creative', [
+          creative,
+          owner,
+          campaign,
+          `cr-${n + 1}`,
+          `${name} – ${format} ${n + 1}`,
+          format,
+        ]);
       }
     }
   }
@@ -92,23 +172,83 @@ async function seed(tx: Queryable, now: number) {
 
   const ours = ACCOUNTS.map((a) => accountIds[a.key]);
   const reports: [string, string, string, string, string[], string[], string[], string[]][] = [
-    ['cross-channel', 'Cross-channel performance', 'standard', 'USD', ours,
-      ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value', 'ctr', 'cpc', 'cpm', 'cpa', 'roas', 'engagement_rate'],
-      ['total', 'campaign', 'month', 'ad-account', 'creative'], []],
-    ['video', 'Video performance', 'standard', 'USD', ours,
+    [
+      'cross-channel',
+      'Cross-channel performance',
+      'standard',
+      'USD',
+      ours,
+      [
+        'impressions',
+        'clicks',
+        'spend',
+        'conversions',
+        'conversion_value',
+        'ctr',
+        'cpc',
+        'cpm',
+        'cpa',
+        'roas',
+        'engagement_rate',
+      ],
+      ['total', 'campaign', 'month', 'ad-account', 'creative'],
+      [],
+    ],
+    [
+      'video',
+      'Video performance',
+      'standard',
+      'USD',
+      ours,
       ['impressions', 'spend', 'video_views', 'video_completions', 'view_rate', 'completion_rate', 'cost_per_view'],
-      ['total', 'campaign', 'video', 'creative', 'month'], []],
-    ['segments', 'Segment overview', 'segment', 'USD', ours,
-      ['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpa'], ['total', 'segment', 'campaign', 'month'], segmentIds],
-    ['monthly', 'Monthly spend', 'months', 'USD', ours, ['spend', 'impressions', 'clicks', 'cpc'], ['total', 'month', 'ad-account'], []],
-    ['europe', 'Europe in EUR', 'standard', 'EUR', [accountIds.meta, accountIds.linkedin],
-      ['impressions', 'clicks', 'spend', 'ctr', 'cpc'], ['total', 'campaign', 'ad-account', 'month'], []],
+      ['total', 'campaign', 'video', 'creative', 'month'],
+      [],
+    ],
+    [
+      'segments',
+      'Segment overview',
+      'segment',
+      'USD',
+      ours,
+      ['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpa'],
+      ['total', 'segment', 'campaign', 'month'],
+      segmentIds,
+    ],
+    [
+      'monthly',
+      'Monthly spend',
+      'months',
+      'USD',
+      ours,
+      ['spend', 'impressions', 'clicks', 'cpc'],
+      ['total', 'month', 'ad-account'],
+      [],
+    ],
+    [
+      'europe',
+      'Europe in EUR',
+      'standard',
+      'EUR',
+      [accountIds.meta, accountIds.linkedin],
+      ['impressions', 'clicks', 'spend', 'ctr', 'cpc'],
+      ['total', 'campaign', 'ad-account', 'month'],
+      [],
+    ],
   ];
   const reportIds: string[] = [];
   for (const [key, name, kind, currency, accounts, metrics, groupings, segments] of reports) {
     const id = await demoId(`report:${key}`);
     reportIds.push(id);
-    await query(tx, 'demo-add-report', [id, org, name, `Demo report: ${name.toLowerCase()}`, kind, currency, metrics, groupings]);
+    await query(tx, 'demo-add-report', [
+      id,
+      org,
+      name,
+      `Demo report: ${name.toLowerCase()}`,
+      kind,
+      currency,
+      metrics,
+      groupings,
+    ]);
     for (const account of accounts) {
       await query(tx, 'demo-add-report-ad-account', [org, id, account]);
     }
@@ -119,14 +259,24 @@ async function seed(tx: Queryable, now: number) {
   const otherReport = await demoId('report:other');
   const plain = ['impressions', 'clicks', 'spend', 'ctr', 'cpc'];
   const everyGrouping = ['total', 'campaign', 'month', 'ad-account', 'video', 'creative'];
-  await query(tx, 'demo-add-report', [otherReport, other, 'Other Company report', '', 'standard', 'EUR', plain, everyGrouping]);
+  await query(tx, 'demo-add-report', [
+    otherReport,
+    other,
+    'Other Company report',
+    '',
+    'standard',
+    'EUR',
+    plain,
+    everyGrouping,
+  ]);
   await query(tx, 'demo-add-report-ad-account', [other, otherReport, accountIds.other]);
 
   // Facts end yesterday (UTC); a later run adds the days since.
   const last = isoDay(now - 86_400_000);
   const first = isoDay(now - DAYS * 86_400_000);
   for (const owner of [org, other]) await query(tx, 'generate-facts', [owner, first, last]);
-  for (const [currency, rate] of FX) await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
+  for (const [currency, rate] of FX)
+    await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
   await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
   return { org, reportIds };
 }
@@ -139,7 +289,10 @@ async function removeDemo(sql: Sql) {
     await deleteOrganization(sql, id);
     existing.push(id);
   }
-  return result({ removed: existing }, existing.length ? `demo organizations removed: ${existing.join(', ')}` : 'no demo organization to remove');
+  return result(
+    { removed: existing },
+    existing.length ? `demo organizations removed: ${existing.join(', ')}` : 'no demo organization to remove',
+  );
 }
 
 /** The demo organization and its client's fresh secret (what `readout demo` prints, and a first start shows). */

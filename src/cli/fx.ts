@@ -23,7 +23,11 @@ export async function rateWarnings(sql: Sql): Promise<string[]> {
   );
 }
 
-export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>): Promise<CommandResult> {
+export async function fxImport(
+  sql: Sql,
+  { flags }: Parsed,
+  readText: (path: string) => Promise<string>,
+): Promise<CommandResult> {
   const f = readFlags(flags, ['file']);
   const text = await readFileFlag(readText, f.file);
   let rates: ReturnType<typeof parseRates>;
@@ -64,11 +68,25 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: (path: str
 
 export async function fxList(sql: Sql, { flags }: Parsed): Promise<CommandResult> {
   readFlags(flags, []);
-  const rows = await query<{ currency: string; first: string; last: string; days: number; sources: string[] }>(sql, 'list-fx-coverage');
-  const currencies = rows.map((r) => ({ currency: r.currency, first: r.first, last: r.last, days: r.days, source: r.sources.join('+') }));
+  const rows = await query<{ currency: string; first: string; last: string; days: number; sources: string[] }>(
+    sql,
+    'list-fx-coverage',
+  );
+  const currencies = rows.map((r) => ({
+    currency: r.currency,
+    first: r.first,
+    last: r.last,
+    days: r.days,
+    source: r.sources.join('+'),
+  }));
   const table = [
     'currency  first       last        days    source',
-    ...currencies.map((c) => `${c.currency.padEnd(10)}${c.first}  ${c.last}  ${String(c.days).padStart(6)}  ${c.source}`),
+    ...currencies.map(
+      (c) => `${c.currency.padEnd(10)}${c.first}  ${c.last}  ${String(c.days).padStart(6)}  ${c.source}`,
+    ),
   ];
-  return result({ currencies }, currencies.length ? table.join('\n') : 'no exchange rates loaded (readout fx import --file RATES.csv)');
+  return result(
+    { currencies },
+    currencies.length ? table.join('\n') : 'no exchange rates loaded (readout fx import --file RATES.csv)',
+  );
 }

@@ -33,25 +33,58 @@ async function allItems(sql: Sql, name: QueryName, params: unknown[]): Promise<R
 }
 
 /** One organization's list, under the key the JSON output names. */
-async function organizationList(sql: Sql, { flags }: Parsed, name: QueryName, params: unknown[], key: string, columns: string[], shown = (row: Row) => row) {
+async function organizationList(
+  sql: Sql,
+  { flags }: Parsed,
+  name: QueryName,
+  params: unknown[],
+  key: string,
+  columns: string[],
+  shown = (row: Row) => row,
+) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
   const rows = await allItems(sql, name, [org, ...params]);
-  return result({ organizationId: org, [key]: rows }, table(rows.map(shown), columns) || `no ${key.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`);
+  return result(
+    { organizationId: org, [key]: rows },
+    table(rows.map(shown), columns) || `no ${key.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`,
+  );
 }
 
 export const accountList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'list-ad-accounts', [...EVERYTHING, null], 'adAccounts', ['id', 'platform', 'externalId', 'name', 'currency', 'connectionStatus']);
+  organizationList(sql, args, 'list-ad-accounts', [...EVERYTHING, null], 'adAccounts', [
+    'id',
+    'platform',
+    'externalId',
+    'name',
+    'currency',
+    'connectionStatus',
+  ]);
 
 export const reportList = (sql: Sql, args: Parsed) =>
   // The table counts a report's ad accounts (their ids are in --json, and in `account list`).
-  organizationList(sql, args, 'list-reports', [...EVERYTHING, ...EVERYTHING], 'reports', ['id', 'name', 'kind', 'currency', 'accounts', 'metrics', 'groupings'], (row) => ({
-    ...row,
-    accounts: (row.adAccountIds as string[]).length,
-  }));
+  organizationList(
+    sql,
+    args,
+    'list-reports',
+    [...EVERYTHING, ...EVERYTHING],
+    'reports',
+    ['id', 'name', 'kind', 'currency', 'accounts', 'metrics', 'groupings'],
+    (row) => ({
+      ...row,
+      accounts: (row.adAccountIds as string[]).length,
+    }),
+  );
 
 export const segmentList = (sql: Sql, args: Parsed) =>
   organizationList(sql, args, 'list-segments', EVERYTHING, 'segments', ['id', 'name', 'campaignCount', 'description']);
 
 export const metricList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'list-organization-metrics', [], 'metrics', ['name', 'system', 'kind', 'unit', 'displayName', 'formula']);
+  organizationList(sql, args, 'list-organization-metrics', [], 'metrics', [
+    'name',
+    'system',
+    'kind',
+    'unit',
+    'displayName',
+    'formula',
+  ]);

@@ -39,12 +39,16 @@ export async function planSet(sql: Sql, { flags }: Parsed) {
   const plan = await planCode(sql, f.plan);
   let budget: number | null = null;
   if (f.budget !== undefined) {
-    if (!/^\d{1,9}$/.test(f.budget)) throw new UsageError(`--budget must be a whole number of requests an hour, got "${f.budget}"`);
+    if (!/^\d{1,9}$/.test(f.budget))
+      throw new UsageError(`--budget must be a whole number of requests an hour, got "${f.budget}"`);
     budget = Number(f.budget);
   }
   await requireOrganization(sql, org);
   const [row] = await query<{ budget: number }>(sql, 'set-plan', [org, plan, budget]);
-  return result({ organizationId: org, plan, limitPerHour: row.budget }, `organization ${org}: plan ${plan}, ${row.budget} an hour`);
+  return result(
+    { organizationId: org, plan, limitPerHour: row.budget },
+    `organization ${org}: plan ${plan}, ${row.budget} an hour`,
+  );
 }
 
 export function subscriptionLock(locked: boolean) {
@@ -52,7 +56,10 @@ export function subscriptionLock(locked: boolean) {
     const org = uuidFlag('org', readFlags(flags, ['org']).org);
     await requireOrganization(sql, org);
     await query(sql, 'set-subscription-lock', [org, locked]);
-    return result({ organizationId: org, locked }, `organization ${org}: subscription ${locked ? 'locked' : 'unlocked'}`);
+    return result(
+      { organizationId: org, locked },
+      `organization ${org}: subscription ${locked ? 'locked' : 'unlocked'}`,
+    );
   };
 }
 
@@ -67,7 +74,10 @@ export async function orgDelete(sql: Sql, { flags }: Parsed) {
   const f = readFlags(flags, ['org'], ['yes']);
   const org = uuidFlag('org', f.org);
   const { name } = await requireOrganization(sql, org);
-  if (f.yes === undefined) throw new UsageError(`org delete removes ${name} (${org}) with its clients, reports and data for good; add --yes to do it`);
+  if (f.yes === undefined)
+    throw new UsageError(
+      `org delete removes ${name} (${org}) with its clients, reports and data for good; add --yes to do it`,
+    );
   const { clients, factRows } = await deleteOrganization(sql, org);
   return result(
     { organizationId: org, deleted: true, clients, factRows },

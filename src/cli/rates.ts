@@ -7,7 +7,20 @@ export type Rate = { currency: string; day: string; usdPerUnit: number };
 
 export class RatesError extends Error {}
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** A calendar day as YYYY-MM-DD from `2024-01-05` (the history file) or `05 January 2024` (the daily file). */
 function dayOf(text: string): string | undefined {
@@ -24,7 +37,8 @@ function dayOf(text: string): string | undefined {
 }
 
 /** A positive decimal number, as both formats write them. */
-const positive = (text: string) => (/^\d{1,12}(\.\d{1,12})?$/.test(text) && Number(text) > 0 ? Number(text) : undefined);
+const positive = (text: string) =>
+  /^\d{1,12}(\.\d{1,12})?$/.test(text) && Number(text) > 0 ? Number(text) : undefined;
 
 const LONG_HEADER = 'date,currency,usd_per_unit';
 
@@ -53,7 +67,8 @@ function ecbRates(header: string[], records: Generator<{ line: number; fields: s
   const columns = header.slice(1);
   while (columns.length > 0 && columns[columns.length - 1] === '') columns.pop();
   columns.forEach((code, i) => {
-    if (!/^[A-Z]{3}$/.test(code)) throw new RatesError(`line 1: column ${i + 2} "${code}" is not a three-letter currency code`);
+    if (!/^[A-Z]{3}$/.test(code))
+      throw new RatesError(`line 1: column ${i + 2} "${code}" is not a three-letter currency code`);
     if (columns.indexOf(code) !== i) throw new RatesError(`line 1: ${code} is a column twice`);
   });
   const usdAt = columns.indexOf('USD');
@@ -63,7 +78,8 @@ function ecbRates(header: string[], records: Generator<{ line: number; fields: s
   for (const { line, fields } of records) {
     const cells = fields.map((field) => field.trim());
     while (cells.length > columns.length + 1 && cells[cells.length - 1] === '') cells.pop();
-    if (cells.length !== columns.length + 1) throw new RatesError(`line ${line}: has ${cells.length} fields, the header ${columns.length + 1}`);
+    if (cells.length !== columns.length + 1)
+      throw new RatesError(`line ${line}: has ${cells.length} fields, the header ${columns.length + 1}`);
     const day = dayOf(cells[0]);
     if (!day) throw new RatesError(`line ${line}: "${cells[0]}" is not a date (YYYY-MM-DD or 05 January 2024)`);
     if (seen.has(day)) throw new RatesError(`line ${line}: ${day} is given twice (line ${seen.get(day)})`);
@@ -71,7 +87,8 @@ function ecbRates(header: string[], records: Generator<{ line: number; fields: s
     const perEuro = cells.slice(1).map((cell, i) => {
       if (cell === 'N/A' || cell === '') return undefined;
       const value = positive(cell);
-      if (value === undefined) throw new RatesError(`line ${line}: ${columns[i]} "${cell}" is not a positive number or N/A`);
+      if (value === undefined)
+        throw new RatesError(`line ${line}: ${columns[i]} "${cell}" is not a positive number or N/A`);
       return value;
     });
     const usdPerEuro = perEuro[usdAt];
@@ -88,15 +105,20 @@ function longRates(records: Generator<{ line: number; fields: string[] }>): Rate
   const rates: Rate[] = [];
   const seen = new Map<string, number>();
   for (const { line, fields } of records) {
-    if (fields.length !== 3) throw new RatesError(`line ${line}: has ${fields.length} fields, expected 3 (${LONG_HEADER})`);
+    if (fields.length !== 3)
+      throw new RatesError(`line ${line}: has ${fields.length} fields, expected 3 (${LONG_HEADER})`);
     const [dayText, currency, value] = fields.map((field) => field.trim());
     const day = dayOf(dayText);
-    if (!day || !/^\d{4}-/.test(dayText)) throw new RatesError(`line ${line}: date "${dayText}" is not a YYYY-MM-DD calendar date`);
-    if (!/^[A-Z]{3}$/.test(currency)) throw new RatesError(`line ${line}: currency "${currency}" is not a three-letter code`);
+    if (!day || !/^\d{4}-/.test(dayText))
+      throw new RatesError(`line ${line}: date "${dayText}" is not a YYYY-MM-DD calendar date`);
+    if (!/^[A-Z]{3}$/.test(currency))
+      throw new RatesError(`line ${line}: currency "${currency}" is not a three-letter code`);
     const usdPerUnit = positive(value);
-    if (usdPerUnit === undefined) throw new RatesError(`line ${line}: usd_per_unit "${value}" is not a positive number`);
+    if (usdPerUnit === undefined)
+      throw new RatesError(`line ${line}: usd_per_unit "${value}" is not a positive number`);
     const key = `${currency} ${day}`;
-    if (seen.has(key)) throw new RatesError(`line ${line}: ${currency} on ${day} is given twice (line ${seen.get(key)})`);
+    if (seen.has(key))
+      throw new RatesError(`line ${line}: ${currency} on ${day} is given twice (line ${seen.get(key)})`);
     seen.set(key, line);
     if (currency !== 'USD') rates.push({ currency, day, usdPerUnit });
     else if (usdPerUnit !== 1) throw new RatesError(`line ${line}: USD is 1 USD per unit by definition, not ${value}`);

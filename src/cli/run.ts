@@ -1,7 +1,16 @@
 // Runs one operator command line against a database: parse, check the flags against the command's usage, dispatch,
 // and the exit code it deserves. Help is answered here too, without the database.
 import { parseArgs, UsageError } from './args.ts';
-import { commandHelp, COMMANDS, flagsOf, helpText, SWITCHES, usageLine, versionText, type CommandDeps } from './commands.ts';
+import {
+  commandHelp,
+  COMMANDS,
+  flagsOf,
+  helpText,
+  SWITCHES,
+  usageLine,
+  versionText,
+  type CommandDeps,
+} from './commands.ts';
 
 export type CliOutcome = { code: 0 | 1 | 2; stdout: string; stderr: string };
 
@@ -18,7 +27,8 @@ export function parseCommandLine(argv: string[]) {
   const parsed = parseArgs(argv, SWITCHES);
   const json = parsed.flags.has('json');
   const [first, ...rest] = parsed.words;
-  if ((first === 'version' && rest.length === 0) || (first === undefined && parsed.flags.has('version'))) return { help: versionText(json), json };
+  if ((first === 'version' && rest.length === 0) || (first === undefined && parsed.flags.has('version')))
+    return { help: versionText(json), json };
   if (first === 'help' || (first === undefined && parsed.flags.has('help'))) {
     if (rest.length === 0) return { help: helpText(), json };
     const asked = commandOf(rest);
@@ -26,13 +36,16 @@ export function parseCommandLine(argv: string[]) {
     return { help: commandHelp(asked), json };
   }
   const name = commandOf(parsed.words);
-  if (!name) throw new UsageError(parsed.words.length ? `unknown command "${parsed.words.join(' ')}"; ${USAGE}` : USAGE);
+  if (!name)
+    throw new UsageError(parsed.words.length ? `unknown command "${parsed.words.join(' ')}"; ${USAGE}` : USAGE);
   if (parsed.flags.has('help')) return { help: commandHelp(name), json };
   const spec = flagsOf(COMMANDS[name].usage);
   const unknown = [...parsed.flags.keys()].filter((flag) => flag !== 'json' && !spec.some((s) => s.name === flag));
-  if (unknown.length) throw new UsageError(`unknown flag ${unknown.map((f) => `--${f}`).join(', ')}; ${usageLine(name)}`);
+  if (unknown.length)
+    throw new UsageError(`unknown flag ${unknown.map((f) => `--${f}`).join(', ')}; ${usageLine(name)}`);
   const missing = spec.filter((s) => s.required && !parsed.flags.has(s.name));
-  if (missing.length) throw new UsageError(`missing ${missing.map((s) => `--${s.name}`).join(', ')}; ${usageLine(name)}`);
+  if (missing.length)
+    throw new UsageError(`missing ${missing.map((s) => `--${s.name}`).join(', ')}; ${usageLine(name)}`);
   return { name, parsed, json };
 }
 
@@ -46,8 +59,13 @@ export async function runCommand(argv: string[], deps: CommandDeps): Promise<Cli
     const warnings = (out.warnings ?? []).map((warning) => `readout: warning: ${warning}\n`).join('');
     return { code: 0, stdout: `${json ? JSON.stringify(out.json) : out.text}\n`, stderr: warnings };
   } catch (error) {
-    const message = error instanceof UsageError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof UsageError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
     const details = error instanceof UsageError ? error.details.map((line) => `${line}\n`).join('') : '';
-    return { code: error instanceof UsageError ? 2 : 1, stdout: '', stderr: `readout: ${message.split('\n')[0]}\n${details}` };
+    return {
+      code: error instanceof UsageError ? 2 : 1,
+      stdout: '',
+      stderr: `readout: ${message.split('\n')[0]}\n${details}`,
+    };
   }
 }

@@ -112,7 +112,12 @@ export class Context {
   }
 }
 
-export function createContext(request: IncomingRequest, trace: Trace, startedAt: number, deadline: () => AbortSignal = () => never): Context {
+export function createContext(
+  request: IncomingRequest,
+  trace: Trace,
+  startedAt: number,
+  deadline: () => AbortSignal = () => never,
+): Context {
   return new Context(request, trace, startedAt, deadline);
 }
 

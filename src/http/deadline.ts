@@ -4,7 +4,10 @@ import type { Lent } from '../store/exclusive.ts';
 import { ApiError } from './problem.ts';
 
 export const requestTimeout = () =>
-  new ApiError('request-timeout', 'The request hit its deadline and was cancelled. Retry with a shorter range, fewer ad accounts or a smaller page.');
+  new ApiError(
+    'request-timeout',
+    'The request hit its deadline and was cancelled. Retry with a shorter range, fewer ad accounts or a smaller page.',
+  );
 
 /**
  * Runs a query on the request's own connection (report/lane.ts), which the deadline abandons, ending its backend on the

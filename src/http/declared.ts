@@ -18,7 +18,11 @@ for (const [path, item] of Object.entries(openapi.paths as Record<string, { get?
     const parameter = '$ref' in raw ? components[raw.$ref.split('/').pop()!] : raw;
     if (parameter.in === 'query') names.add(parameter.name);
   }
-  DECLARED.set(path.replace(/\{[^}]+\}/g, ':id'), { path, names, byLowerCase: new Map([...names].map((name) => [name.toLowerCase(), name])) });
+  DECLARED.set(path.replace(/\{[^}]+\}/g, ':id'), {
+    path,
+    names,
+    byLowerCase: new Map([...names].map((name) => [name.toLowerCase(), name])),
+  });
 }
 
 /** Pipeline step: 400 invalid-parameter for the first query parameter the operation does not declare. */
@@ -32,7 +36,9 @@ export function refuseUndeclared(ctx: Context): void {
     const known = operation.names.size ? `it takes ${[...operation.names].join(', ')}` : 'it takes none';
     throw new ApiError(
       'invalid-parameter',
-      meant ? `${shown} is not a parameter of GET ${operation.path}; did you mean ${meant}? (names are case-sensitive)` : `${shown} is not a parameter of GET ${operation.path}; ${known}.`,
+      meant
+        ? `${shown} is not a parameter of GET ${operation.path}; did you mean ${meant}? (names are case-sensitive)`
+        : `${shown} is not a parameter of GET ${operation.path}; ${known}.`,
     );
   }
 }

@@ -18,7 +18,12 @@ export type Paging = { page: number; pageSize: number };
  * Runs a list query and answers the envelope. List queries take the page and page size as $1 and $2 and
  * return one row: `total` (every match) and `items` (the page, already in the response's shape).
  */
-export async function listPage(sql: Sql, name: QueryName, paging: Paging, params: (string | number | boolean | null | string[])[] = []) {
+export async function listPage(
+  sql: Sql,
+  name: QueryName,
+  paging: Paging,
+  params: (string | number | boolean | null | string[])[] = [],
+) {
   const [row] = await query<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
   return json(envelope(paging, row));
 }

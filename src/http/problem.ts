@@ -49,7 +49,10 @@ export function problemResponse(error: ApiError, context: ProblemContext): Respo
 }
 
 /** The document's status, headers and JSON text. */
-export function problemDocument(error: ApiError, context: ProblemContext): { status: number; headers: Record<string, string>; body: string } {
+export function problemDocument(
+  error: ApiError,
+  context: ProblemContext,
+): { status: number; headers: Record<string, string>; body: string } {
   const { status, title } = PROBLEM_TYPES[error.type];
   const retryAfterSeconds = error.options.retryAfterSeconds ?? null;
   const headers: Record<string, string> = { 'content-type': 'application/problem+json', ...error.options.headers };
@@ -71,16 +74,23 @@ export function problemDocument(error: ApiError, context: ProblemContext): { sta
 
 /** docs/decisions.md §8: every 401 is the same, whatever the cause. */
 export const invalidToken = () =>
-  new ApiError('invalid-token', 'The access token is missing, malformed, expired or no longer valid. Request a new token.', {
-    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-  });
+  new ApiError(
+    'invalid-token',
+    'The access token is missing, malformed, expired or no longer valid. Request a new token.',
+    {
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+    },
+  );
 
 /** docs/decisions.md §3: no plan, not even a snapshot; retry in a minute. */
 export const billingUnavailable = () =>
-  new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', { retryAfterSeconds: 60 });
+  new ApiError('billing-unavailable', 'The plan could not be established, not even from a recent snapshot.', {
+    retryAfterSeconds: 60,
+  });
 
 /** docs/decisions.md §3: the detail names the plan. */
-export const planFeatureRequired = (planName = 'current') => new ApiError('plan-feature-required', `The ${planName} plan does not include API access.`);
+export const planFeatureRequired = (planName = 'current') =>
+  new ApiError('plan-feature-required', `The ${planName} plan does not include API access.`);
 
 export const subscriptionLocked = () =>
   new ApiError('subscription-locked', 'The subscription is over its plan limits and read-locked; only /v1/me answers.');

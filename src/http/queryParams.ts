@@ -22,8 +22,14 @@ const single = (query: Context['query'], entries: Entries, multi: ReadonlySet<st
       throw new ApiError('invalid-parameter', `${key} is given more than once; give it once.`);
     }
     // PostgreSQL text cannot hold U+0000: a parameter the route reads that carries one would fail in the database.
-    if (Object.hasOwn(entries, key) && (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && item.includes('\u0000'))) {
-      throw new ApiError('invalid-parameter', `${key} contains a NUL character (U+0000), which no name or id can hold.`);
+    if (
+      Object.hasOwn(entries, key) &&
+      (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && item.includes('\u0000'))
+    ) {
+      throw new ApiError(
+        'invalid-parameter',
+        `${key} contains a NUL character (U+0000), which no name or id can hold.`,
+      );
     }
     out[key] = value;
   }
@@ -50,7 +56,11 @@ const isEmpty = (query: Context['query']) => {
 };
 
 /** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
-export function readQuery<E extends Entries>(ctx: Context, entries: E, multi: ReadonlySet<string> = NONE): v.InferOutput<v.ObjectSchema<E, undefined>> {
+export function readQuery<E extends Entries>(
+  ctx: Context,
+  entries: E,
+  multi: ReadonlySet<string> = NONE,
+): v.InferOutput<v.ObjectSchema<E, undefined>> {
   type Output = v.InferOutput<v.ObjectSchema<E, undefined>>;
   const empty = isEmpty(ctx.query);
   if (empty && withoutParameters.has(entries)) return withoutParameters.get(entries) as Output;

@@ -7,7 +7,15 @@ import type { Trace } from './trace.ts';
 export type LogLine = Record<string, unknown>;
 
 /** One log line a request, whichever way it was answered. */
-export function requestLine(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): LogLine {
+export function requestLine(
+  method: string,
+  path: string,
+  status: number,
+  startedAt: number,
+  ms: number,
+  trace: Trace,
+  noted: Context['log'],
+): LogLine {
   return {
     time: isoTime(startedAt),
     method,
@@ -26,7 +34,15 @@ export function requestLine(method: string, path: string, status: number, starte
  * requestLine as the JSON text JSON.stringify would give, written out by hand: stringifying the object was most of
  * what a log line cost a cheap request. Only the strings that come from outside go through JSON.stringify.
  */
-export function requestLineText(method: string, path: string, status: number, startedAt: number, ms: number, trace: Trace, noted: Context['log']): string {
+export function requestLineText(
+  method: string,
+  path: string,
+  status: number,
+  startedAt: number,
+  ms: number,
+  trace: Trace,
+  noted: Context['log'],
+): string {
   const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
   const standby = noted.standby ? `,"standby":${JSON.stringify(noted.standby)}` : '';
   const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';

@@ -19,7 +19,10 @@ export function json(value: unknown, init: { status?: number; headers?: Record<s
 }
 
 /** A JSON answer already written out (kept from an earlier request, say, or its bytes from the database). */
-export function jsonText(body: string | Uint8Array<ArrayBuffer>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+export function jsonText(
+  body: string | Uint8Array<ArrayBuffer>,
+  init: { status?: number; headers?: Record<string, string> } = {},
+): Response {
   return new ResponseClass(body, {
     status: init.status ?? 200,
     headers: { 'content-type': JSON_TYPE, ...init.headers },

@@ -58,7 +58,11 @@ export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array
 }
 
 /** The chunks before, then the iterator's, then after, as a stream read at the reader's pace. */
-export function chunkStream(chunks: AsyncIterator<Uint8Array>, before: Uint8Array[] = [], after?: Uint8Array): ReadableStream<Uint8Array> {
+export function chunkStream(
+  chunks: AsyncIterator<Uint8Array>,
+  before: Uint8Array[] = [],
+  after?: Uint8Array,
+): ReadableStream<Uint8Array> {
   const queued = [...before];
   let finished = false;
   return new ReadableStream<Uint8Array>({

@@ -2,7 +2,8 @@
 // behind data or exports). Chunks already read resolve as microtasks, one after another in the same turn, so without
 // this a few large answers kept other requests' I/O waiting for seconds (BENCHMARKS.md, "Cheap requests under heavy
 // ones").
-const later: (callback: () => void) => void = typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
+const later: (callback: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
 
 /** Resolves in a later turn of the event loop, after the I/O that is waiting now. */
 export function nextTurn(): Promise<void> {

@@ -28,6 +28,7 @@ export function readResumePoint(primary: Sql) {
 export function resumePoint(ctx: Context): string {
   const resume = ctx.resumeAt;
   if (resume instanceof Error) throw resume;
-  if (resume === undefined) throw new Error(`${ctx.route}: no resume point read (the pipeline reads it before the read source)`);
+  if (resume === undefined)
+    throw new Error(`${ctx.route}: no resume point read (the pipeline reads it before the read source)`);
   return resume;
 }

@@ -1,7 +1,15 @@
 // The system metrics of docs/decisions.md §5: base sums, and ratios computed from a row's summed parts, never averaged.
 import { evaluate, formulaSql, parseFormula, references, type Formula } from './formula.ts';
 
-export const BASE_METRICS = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value', 'video_views', 'video_completions'] as const;
+export const BASE_METRICS = [
+  'impressions',
+  'clicks',
+  'spend',
+  'conversions',
+  'conversion_value',
+  'video_views',
+  'video_completions',
+] as const;
 export type BaseMetric = (typeof BASE_METRICS)[number];
 export type Sums = Record<BaseMetric, number>;
 
@@ -72,8 +80,11 @@ export type MetricPlan = { name: string; conversionDerived: boolean; formula?: F
  */
 export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan> {
   const catalogue = new Map<string, MetricPlan>();
-  for (const [name, metric] of Object.entries(SYSTEM_METRICS)) catalogue.set(name, { name, conversionDerived: metric.conversionDerived, kind: metric.kind });
-  const sources = new Map(custom.filter((metric) => !(metric.name in SYSTEM_METRICS)).map((metric) => [metric.name, metric]));
+  for (const [name, metric] of Object.entries(SYSTEM_METRICS))
+    catalogue.set(name, { name, conversionDerived: metric.conversionDerived, kind: metric.kind });
+  const sources = new Map(
+    custom.filter((metric) => !(metric.name in SYSTEM_METRICS)).map((metric) => [metric.name, metric]),
+  );
   const expanded = new Map<string, Formula>();
   const expand = (name: string, within: string[]): Formula => {
     const done = expanded.get(name);
@@ -81,7 +92,11 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
     let tree: Formula;
     try {
       tree = inline(parseFormula(sources.get(name)!.formula), (ref) =>
-        ref in SYSTEM_METRICS ? { op: 'ref', name: ref } : sources.has(ref) && !within.includes(ref) ? expand(ref, [...within, ref]) : INVALID,
+        ref in SYSTEM_METRICS
+          ? { op: 'ref', name: ref }
+          : sources.has(ref) && !within.includes(ref)
+            ? expand(ref, [...within, ref])
+            : INVALID,
       );
     } catch {
       tree = INVALID;
@@ -119,11 +134,14 @@ function inline(tree: Formula, ref: (name: string) => Formula): Formula {
  * over them (formula.ts), which gives the same double as computing it here does.
  */
 export function metricSql(metric: MetricPlan): string {
-  return metric.formula ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql ?? 'null::float8') : SYSTEM_METRICS[metric.name].sql;
+  return metric.formula
+    ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql ?? 'null::float8')
+    : SYSTEM_METRICS[metric.name].sql;
 }
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */
-export const tidy = (value: number | null) => (value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6);
+export const tidy = (value: number | null) =>
+  value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6;
 
 /** tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises instead. */
 export const tidySql = (expression: string) => `js_round((${expression}) * 1000000::float8) / 1000000::float8`;

@@ -28,7 +28,10 @@ export function dateProblem(name: string, value: string): string | undefined {
 const isoDate = (name: string) =>
   v.pipe(
     v.string(),
-    v.check((s) => dateProblem(name, s) === undefined, (issue) => dateProblem(name, String(issue.input)) ?? `${name} is not a date`),
+    v.check(
+      (s) => dateProblem(name, s) === undefined,
+      (issue) => dateProblem(name, String(issue.input)) ?? `${name} is not a date`,
+    ),
   );
 
 /**
@@ -61,8 +64,15 @@ function instantProblem(value: string): string | undefined {
   const [, date, hour, minute, second, , , offsetHour, offsetMinute] = match;
   // Any calendar day: an instant before the first fact (1970-01-01T00:00:00Z, say) asks for every period.
   const day = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== date) return 'changedSince is not a calendar date';
-  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(offsetHour ?? 0) > 23 || Number(offsetMinute ?? 0) > 59) {
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== date)
+    return 'changedSince is not a calendar date';
+  if (
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59 ||
+    Number(offsetHour ?? 0) > 23 ||
+    Number(offsetMinute ?? 0) > 59
+  ) {
     return 'changedSince is not a time of day';
   }
   if (Date.parse(instantText(value)) > Date.now() + CLOCK_SKEW_MS) return 'changedSince is in the future';
@@ -88,7 +98,12 @@ const EPOCH = '1970-01-01T00:00:00Z';
 const list = (name: string, item: v.GenericSchema<string, string>) =>
   v.pipe(
     v.union([v.string(), v.array(v.string())]),
-    v.transform((value) => (Array.isArray(value) ? value : [value]).flatMap((part) => part.split(',')).map((s) => s.trim()).filter(Boolean)),
+    v.transform((value) =>
+      (Array.isArray(value) ? value : [value])
+        .flatMap((part) => part.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
     v.array(item),
     v.maxLength(200, `${name} lists at most 200 values`),
   );
@@ -102,14 +117,25 @@ const DataQuery = {
   metrics: v.optional(list('metrics', v.pipe(v.string(), v.maxLength(63, 'metrics names are at most 63 characters')))),
   adAccountIds: v.optional(list('adAccountIds', uuid('adAccountIds'))),
   segmentIds: v.optional(list('segmentIds', uuid('segmentIds'))),
-  sort: v.optional(v.pipe(v.string(), v.nonEmpty('sort must name a metric'), v.maxLength(63, 'sort must name a metric'))),
-  sortDesc: v.optional(v.pipe(v.picklist(['true', 'false'], 'sortDesc must be true or false'), v.transform((s) => s === 'true')), 'false'),
+  sort: v.optional(
+    v.pipe(v.string(), v.nonEmpty('sort must name a metric'), v.maxLength(63, 'sort must name a metric')),
+  ),
+  sortDesc: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'sortDesc must be true or false'),
+      v.transform((s) => s === 'true'),
+    ),
+    'false',
+  ),
   nameFilter: v.optional(v.pipe(v.string(), v.maxLength(200, 'nameFilter must be at most 200 characters'))),
   interval: v.optional(v.picklist(INTERVALS, `interval must be one of ${INTERVALS.join(', ')}`)),
   changedSince: v.optional(
     v.pipe(
       v.string(),
-      v.check((s) => instantProblem(s) === undefined, (issue) => instantProblem(String(issue.input)) ?? 'changedSince is not a timestamp'),
+      v.check(
+        (s) => instantProblem(s) === undefined,
+        (issue) => instantProblem(String(issue.input)) ?? 'changedSince is not a timestamp',
+      ),
       v.transform(instantText),
     ),
   ),
@@ -124,16 +150,26 @@ export function readDataParams(ctx: Context): DataParams {
   const params = readQuery(ctx, DataQuery, MULTI);
   if (params.dateFrom && params.dateTo) {
     const span = (Date.parse(params.dateTo) - Date.parse(params.dateFrom)) / DAY_MS;
-    if (span < 0) throw new ApiError('invalid-parameter', `dateFrom (${params.dateFrom}) is after dateTo (${params.dateTo}).`);
+    if (span < 0)
+      throw new ApiError('invalid-parameter', `dateFrom (${params.dateFrom}) is after dateTo (${params.dateTo}).`);
     if (span > MAX_SPAN_DAYS) {
-      throw new ApiError('invalid-parameter', `dateFrom and dateTo are ${span} days apart; at most ${MAX_SPAN_DAYS} are allowed.`);
+      throw new ApiError(
+        'invalid-parameter',
+        `dateFrom and dateTo are ${span} days apart; at most ${MAX_SPAN_DAYS} are allowed.`,
+      );
     }
   }
   if (params.interval && params.groupBy === 'month') {
-    throw new ApiError('invalid-parameter', 'interval does not apply to groupBy=month, whose rows are months already; use groupBy=total&interval=month.');
+    throw new ApiError(
+      'invalid-parameter',
+      'interval does not apply to groupBy=month, whose rows are months already; use groupBy=total&interval=month.',
+    );
   }
   if (params.changedSince && !params.interval) {
-    throw new ApiError('invalid-parameter', 'changedSince requires interval: it returns whole periods (day, week or month) in which facts were written.');
+    throw new ApiError(
+      'invalid-parameter',
+      'changedSince requires interval: it returns whole periods (day, week or month) in which facts were written.',
+    );
   }
   return params;
 }

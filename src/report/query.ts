@@ -25,7 +25,10 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now: number): Promise<DayRange> {
   let { dateFrom: from, dateTo: to } = data.params;
   if (!from || !to) {
-    const pending = query<{ first: string | null; last: string | null }>(lent.sql, 'get-report-span', [data.accountIds, data.campaignIds]);
+    const pending = query<{ first: string | null; last: string | null }>(lent.sql, 'get-report-span', [
+      data.accountIds,
+      data.campaignIds,
+    ]);
     const [span] = await beforeDeadline(ctx, lent, pending);
     from ??= span.first ?? today(now);
     to ??= span.last ?? today(now);
@@ -63,7 +66,12 @@ const PERIOD_FILES = {
  * convert reads the facts directly, one join PostgreSQL can share among parallel workers. It needs the CSV export's
  * planner settings (EXPORT_SETTINGS, copyStatement.ts); without them PostgreSQL plans it far slower for many creatives.
  */
-export function groupingFile(grouping: PreparedData['grouping'], range: DayRange, oneCurrency = false, interval?: Interval): QueryName {
+export function groupingFile(
+  grouping: PreparedData['grouping'],
+  range: DayRange,
+  oneCurrency = false,
+  interval?: Interval,
+): QueryName {
   if (interval === 'day' && (grouping === 'campaign' || grouping === 'video' || grouping === 'creative')) {
     return grouping === 'campaign' ? 'report-days-campaign' : 'report-days-creative';
   }
@@ -74,7 +82,14 @@ export function groupingFile(grouping: PreparedData['grouping'], range: DayRange
 }
 
 function groupingParams(data: PreparedData, range: DayRange): never[] {
-  const params: unknown[] = [data.accountIds, data.campaignIds, range.from, range.to, data.scope.currency, data.params.nameFilter || null];
+  const params: unknown[] = [
+    data.accountIds,
+    data.campaignIds,
+    range.from,
+    range.to,
+    data.scope.currency,
+    data.params.nameFilter || null,
+  ];
   if (data.params.interval) params.push(data.params.interval, data.params.changedSince ?? null);
   if (data.grouping === 'segment') params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
@@ -139,7 +154,12 @@ type Pending<Row> = { cursor(rows: number): AsyncIterable<Row[]> };
  * to its end leaves the connection idle: one given up on (the deadline, the client gone, an error) is never touched
  * again, and its connection is abandoned when the answer is over (lane.ts), its backend ended on the server.
  */
-export async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<Row>, rows = CURSOR_ROWS): AsyncGenerator<Row[]> {
+export async function* batches<Row>(
+  ctx: Context,
+  lent: Lent,
+  pending: Pending<Row>,
+  rows = CURSOR_ROWS,
+): AsyncGenerator<Row[]> {
   lent.busy();
   const cursor = pending.cursor(rows)[Symbol.asyncIterator]();
   // The next batch is asked for before this one is handed on, so the database works on it while the file is written.
@@ -168,7 +188,9 @@ export async function* batches<Row>(ctx: Context, lent: Lent, pending: Pending<R
 /** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
 export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, format: RenderedFormat) {
   const { file, text, params } = groupingStatement(data, range);
-  return sql.unsafe<Uint8Array[][]>(renderedQuery(text, data.keys, data.metrics, format, file), params, { prepare: false }).raw();
+  return sql
+    .unsafe<Uint8Array[][]>(renderedQuery(text, data.keys, data.metrics, format, file), params, { prepare: false })
+    .raw();
 }
 
 /** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */

@@ -101,10 +101,12 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
     throw bad(`groupBy=${grouping} is not one this report can answer; it can answer ${scope.groupings.join(', ')}.`);
   }
   if (scope.kind !== 'months') {
-    for (const name of ['dateFrom', 'dateTo'] as const) if (!params[name]) throw bad(`${name} is required (YYYY-MM-DD).`);
+    for (const name of ['dateFrom', 'dateTo'] as const)
+      if (!params[name]) throw bad(`${name} is required (YYYY-MM-DD).`);
   }
   if (params.segmentIds && scope.kind !== 'segment') throw bad('segmentIds applies to segment reports only.');
-  if (params.nameFilter !== undefined && UNNAMED.includes(grouping)) throw bad(`nameFilter does not apply to groupBy=${grouping}, whose rows have no name.`);
+  if (params.nameFilter !== undefined && UNNAMED.includes(grouping))
+    throw bad(`nameFilter does not apply to groupBy=${grouping}, whose rows have no name.`);
 
   const catalogue = metricCatalogue(scope.custom_metrics);
   const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
@@ -113,10 +115,13 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
   const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
   const metrics = names
     .map((name) => catalogue.get(name))
-    .filter((metric): metric is MetricPlan => metric !== undefined && (plan.conversionMetrics || !metric.conversionDerived));
+    .filter(
+      (metric): metric is MetricPlan => metric !== undefined && (plan.conversionMetrics || !metric.conversionDerived),
+    );
 
   if (params.sort !== undefined) {
-    if (!SORTABLE.includes(grouping)) throw bad(`sort applies to groupBy campaign, video or creative, not ${grouping}.`);
+    if (!SORTABLE.includes(grouping))
+      throw bad(`sort applies to groupBy campaign, video or creative, not ${grouping}.`);
     if (!metrics.some((metric) => metric.name === params.sort)) {
       throw bad(`sort must name one of the metrics returned: ${metrics.map((m) => m.name).join(', ')}.`);
     }
@@ -124,11 +129,17 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
 
   const accounts = accountsInScope(scope, params.adAccountIds);
   if (accounts.length > 0 && accounts.every((account) => account.status !== 'ok')) {
-    throw new ApiError('data-source-unavailable', 'Every ad account in scope has a broken platform connection; reconnect it, then retry.');
+    throw new ApiError(
+      'data-source-unavailable',
+      'Every ad account in scope has a broken platform connection; reconnect it, then retry.',
+    );
   }
   const segments = params.segmentIds ? scope.segments.filter((s) => params.segmentIds!.includes(s.id)) : scope.segments;
   const campaignIds = scope.kind === 'segment' ? [...new Set(segments.flatMap((s) => s.campaigns))] : null;
-  const freshness = accounts.reduce<string | null>((newest, a) => (a.fetchedAt && (!newest || a.fetchedAt > newest) ? a.fetchedAt : newest), null);
+  const freshness = accounts.reduce<string | null>(
+    (newest, a) => (a.fetchedAt && (!newest || a.fetchedAt > newest) ? a.fetchedAt : newest),
+    null,
+  );
 
   const prepared = {
     scope,

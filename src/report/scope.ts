@@ -34,7 +34,12 @@ export async function readScope(sql: Sql, ctx: Context): Promise<ReportScope | u
   const id = ctx.params.id ?? '';
   if (!isUuid(id)) return undefined;
   const principal = ctx.principal!;
-  const [row] = await query<ReportScope>(sql, 'get-report-scope', [id.toLowerCase(), principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
+  const [row] = await query<ReportScope>(sql, 'get-report-scope', [
+    id.toLowerCase(),
+    principal.organizationId,
+    ...allowList(principal.reports),
+    ...allowList(principal.adAccounts),
+  ]);
   return row;
 }
 

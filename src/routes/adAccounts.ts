@@ -15,6 +15,10 @@ export function adAccounts() {
   return function listAdAccounts(ctx: Context): Promise<Response> {
     const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
     const org = ownOrganization(ctx);
-    return listPage(readSql(ctx), 'list-ad-accounts', paging, [org, ...allowList(ctx.principal!.adAccounts), platform ?? null]);
+    return listPage(readSql(ctx), 'list-ad-accounts', paging, [
+      org,
+      ...allowList(ctx.principal!.adAccounts),
+      platform ?? null,
+    ]);
   };
 }

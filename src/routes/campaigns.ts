@@ -15,6 +15,11 @@ export function campaigns() {
   return function listCampaigns(ctx: Context): Promise<Response> {
     const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
     const org = ownOrganization(ctx);
-    return listPage(readSql(ctx), 'list-campaigns', paging, [org, ...allowList(ctx.principal!.adAccounts), adAccountId ?? null, name || null]);
+    return listPage(readSql(ctx), 'list-campaigns', paging, [
+      org,
+      ...allowList(ctx.principal!.adAccounts),
+      adAccountId ?? null,
+      name || null,
+    ]);
   };
 }

@@ -2,7 +2,14 @@
 import openapi from '../../spec/openapi.json' with { type: 'json' };
 import { gzipSync } from 'node:zlib';
 import type { Context } from '../http/context.ts';
-import { problemTypesSection, redocScript, renderProblem, renderProblemIndex, renderReference, type ProblemTypeDoc } from './docsPage.ts';
+import {
+  problemTypesSection,
+  redocScript,
+  renderProblem,
+  renderProblemIndex,
+  renderReference,
+  type ProblemTypeDoc,
+} from './docsPage.ts';
 import { ApiError } from '../http/problem.ts';
 import { JSON_TYPE, json, respond } from '../http/respond.ts';
 
@@ -10,7 +17,14 @@ const problemTypes = openapi.components.schemas.Problem['x-problem-types'] as Pr
 // Offline and self-contained: nothing may load from anywhere but the page itself.
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 const html = (body: string | Uint8Array<ArrayBuffer>, csp = PAGE_CSP, more: Record<string, string> = {}) =>
-  respond(body, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp, 'cache-control': 'public, max-age=300', ...more } });
+  respond(body, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': csp,
+      'cache-control': 'public, max-age=300',
+      ...more,
+    },
+  });
 
 /** Whether Accept-Encoding takes gzip (RFC 9110 §12.5.3: a q of 0 refuses it). */
 const takesGzip = (header: string | null) =>
@@ -32,7 +46,13 @@ export function contract(baseUrl: string, problemsUrl: string) {
   const document = { ...JSON.parse(text), servers: [{ url: baseUrl, description: 'This server' }] };
   const documentText = JSON.stringify(document);
   // The page adds what people read and machines have as x-problem-types: the problem types, linked to their pages.
-  const shown = { ...document, info: { ...document.info, description: `${document.info.description}\n\n${problemTypesSection(problemTypes, problemsUrl)}` } };
+  const shown = {
+    ...document,
+    info: {
+      ...document.info,
+      description: `${document.info.description}\n\n${problemTypesSection(problemTypes, problemsUrl)}`,
+    },
+  };
   // Built at the first request (Redoc's script is a megabyte, which most processes' apps never serve), then kept,
   // with its gzip form: the page shrinks to about a quarter.
   let reference: { html: string; gzip: Uint8Array<ArrayBuffer>; csp: string } | undefined;
@@ -44,7 +64,8 @@ export function contract(baseUrl: string, problemsUrl: string) {
   const pages = new Map(problemTypes.map((p) => [p.type, renderProblem(p, baseUrl)]));
   const index = renderProblemIndex(problemTypes, baseUrl);
   return {
-    openapi: () => respond(documentText, { headers: { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300' } }),
+    openapi: () =>
+      respond(documentText, { headers: { 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=300' } }),
     docs(ctx: Context) {
       const page = referencePage();
       const vary = { vary: 'accept-encoding' };

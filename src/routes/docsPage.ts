@@ -10,7 +10,10 @@ export type ProblemTypeDoc = { type: string; status: number; title: string; when
 type Json = Record<string, any>;
 
 const escapeHtml = (text: unknown) =>
-  String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(text ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 // Redoc's standalone bundle shows a logo fetched from cdn.redoc.ly below its menu, its one request to another host;
 // the copy served points it at an empty data: URI, which Redoc's own onError hides. The version is pinned and
@@ -19,8 +22,10 @@ export const REDOC_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 
 /** Redoc's standalone script, as served: from the executable, or from the redoc package. */
 export function redocScript(): string {
-  const source = bundled.redoc ?? readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
-  if (!source.includes(REDOC_LOGO)) throw new Error(`redoc's bundle no longer names ${REDOC_LOGO}: check it for requests to other hosts`);
+  const source =
+    bundled.redoc ?? readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+  if (!source.includes(REDOC_LOGO))
+    throw new Error(`redoc's bundle no longer names ${REDOC_LOGO}: check it for requests to other hosts`);
   return source.replaceAll(REDOC_LOGO, 'data:,');
 }
 
@@ -34,7 +39,14 @@ const REDOC_OPTIONS = {
   jsonSampleExpandLevel: 4,
   hideDownloadButton: false,
   nativeScrollbars: true,
-  theme: { colors: { primary: { main: '#2457c5' } }, typography: { fontFamily: 'system-ui, -apple-system, "Segoe UI", sans-serif', headings: { fontFamily: 'system-ui, -apple-system, "Segoe UI", sans-serif' }, code: { fontFamily: 'ui-monospace, Menlo, Consolas, monospace' } } },
+  theme: {
+    colors: { primary: { main: '#2457c5' } },
+    typography: {
+      fontFamily: 'system-ui, -apple-system, "Segoe UI", sans-serif',
+      headings: { fontFamily: 'system-ui, -apple-system, "Segoe UI", sans-serif' },
+      code: { fontFamily: 'ui-monospace, Menlo, Consolas, monospace' },
+    },
+  },
 };
 
 /**
@@ -73,8 +85,18 @@ export function renderReference(document: Json, script: string): { html: string;
 /** The problem types as a table for the document's description, each linking to its page. */
 export function problemTypesSection(types: ProblemTypeDoc[], problemsUrl: string): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const rows = types.map((p) => `| [\`${p.type}\`](${problemsUrl}/${p.type}) | ${p.status} | ${cell(p.when)} | ${cell(p.retry)} |`);
-  return ['## Problem types', '', 'Errors are RFC 9457 problem documents (`application/problem+json`); branch on `type` only. The set is closed:', '', '| Type | Status | When | Retry |', '|---|---|---|---|', ...rows].join('\n');
+  const rows = types.map(
+    (p) => `| [\`${p.type}\`](${problemsUrl}/${p.type}) | ${p.status} | ${cell(p.when)} | ${cell(p.retry)} |`,
+  );
+  return [
+    '## Problem types',
+    '',
+    'Errors are RFC 9457 problem documents (`application/problem+json`); branch on `type` only. The set is closed:',
+    '',
+    '| Type | Status | When | Retry |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 const STYLE = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;background:#fff}

@@ -16,7 +16,10 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
   let checking: Promise<void> | undefined;
   const check = () =>
     (checking ??= withTimeout(query(sql, 'check-health'), HEALTH_TIMEOUT_MS)
-      .then(() => true, () => false)
+      .then(
+        () => true,
+        () => false,
+      )
       .then((ok) => {
         up = ok;
         checkedAt = clock();
@@ -28,7 +31,8 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
     return respond(body, { status, headers: { ...headers } });
   }
   /** The answer when no database check is due, with nothing awaited; undefined when one is. */
-  const current = (): DirectAnswer | undefined => (clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : up ? UP.direct : DOWN.direct);
+  const current = (): DirectAnswer | undefined =>
+    clock() - checkedAt >= RECHECK_AFTER_MS ? undefined : up ? UP.direct : DOWN.direct;
   return Object.assign(getHealth, { current });
 }
 
@@ -36,8 +40,17 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
 function answer(status: number, value: unknown, headers: Record<string, string>) {
   const body = JSON.stringify(value);
   const length = String(new TextEncoder().encode(body).length);
-  return { status, body, headers, direct: { status, body, headers: ['content-length', length, ...Object.entries(headers).flat()] } };
+  return {
+    status,
+    body,
+    headers,
+    direct: { status, body, headers: ['content-length', length, ...Object.entries(headers).flat()] },
+  };
 }
 
 const UP = answer(200, { status: 'ok' }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
-const DOWN = answer(503, { status: 'unavailable' }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' });
+const DOWN = answer(
+  503,
+  { status: 'unavailable' },
+  { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' },
+);

@@ -9,7 +9,9 @@ import { notFound, ownOrganization } from '../auth/visibility.ts';
 export function organizations() {
   return {
     list(ctx: Context): Promise<Response> {
-      return listPage(readSql(ctx), 'list-organizations', readQuery(ctx, pagingEntries), [ctx.principal!.organizationId]);
+      return listPage(readSql(ctx), 'list-organizations', readQuery(ctx, pagingEntries), [
+        ctx.principal!.organizationId,
+      ]);
     },
     async get(ctx: Context): Promise<Response> {
       const [row] = await query<{ item: unknown }>(readSql(ctx), 'get-organization-record', [ownOrganization(ctx)]);

@@ -9,7 +9,11 @@ import { notModified, prepareData, type PreparedData } from '../report/request.t
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {
-  const headers: Record<string, string> = { etag: data.etag, 'cache-control': 'private, no-cache', vary: 'Authorization' };
+  const headers: Record<string, string> = {
+    etag: data.etag,
+    'cache-control': 'private, no-cache',
+    vary: 'Authorization',
+  };
   if (data.freshness) headers['last-modified'] = new Date(data.freshness).toUTCString();
   if (data.resume) headers[RESUME_HEADER] = data.resume;
   return headers;

@@ -17,7 +17,12 @@ const FORMATS = {
 
 /** A file name of safe characters only: the report's name and the range. */
 function fileName(data: PreparedData, range: { from: string; to: string }, ext: string) {
-  const base = data.scope.name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80) || 'report';
+  const base =
+    data.scope.name
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 80) || 'report';
   return `${base}-${range.from}-${range.to}.${ext}`;
 }
 
@@ -28,13 +33,22 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
   return async function getReportExport(ctx: Context): Promise<Response> {
     const data = await prepareData(ctx, ctx.plan!, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const names = await query<{ name: string; display_name: string }>(readSql(ctx), 'list-metric-display-names', [ctx.principal!.organizationId]);
+    const names = await query<{ name: string; display_name: string }>(readSql(ctx), 'list-metric-display-names', [
+      ctx.principal!.organizationId,
+    ]);
     const lent = await lane.connection(ctx);
     const range = await dayRange(lent, ctx, data, clock());
-    const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);
+    const rows =
+      (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);
     const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
     // The deadline covers the whole download, and the connection is given back when it ends (streamed.ts).
-    const sheet = { keys: data.keys, metrics: data.metrics.map((m) => m.name), kinds: data.metrics.map((m) => m.kind), displayNames, rows };
+    const sheet = {
+      keys: data.keys,
+      metrics: data.metrics.map((m) => m.name),
+      kinds: data.metrics.map((m) => m.kind),
+      displayNames,
+      rows,
+    };
     const body = FORMATS[format].write(sheet);
     return streamedResponse(ctx, body, {
       status: 200,

@@ -24,12 +24,22 @@ export function reports() {
       const principal = ctx.principal!;
       // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
-        return listPage(readSql(ctx), 'list-reports', paging, [NOWHERE, ...allowList(principal.reports), ...allowList(principal.adAccounts)]);
+        return listPage(readSql(ctx), 'list-reports', paging, [
+          NOWHERE,
+          ...allowList(principal.reports),
+          ...allowList(principal.adAccounts),
+        ]);
       }
       const key = `list ${principalKey(principal)} ${paging.page} ${paging.pageSize}`;
       const body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
       if (body !== undefined) return jsonText(body);
-      const params = [paging.page, paging.pageSize, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
+      const params = [
+        paging.page,
+        paging.pageSize,
+        principal.organizationId,
+        ...allowList(principal.reports),
+        ...allowList(principal.adAccounts),
+      ];
       const [row] = await query<ListRow & { version: number }>(readSql(ctx), 'list-reports', params);
       const text = JSON.stringify(envelope(paging, row));
       kept.set(key, row.version, text);
@@ -42,7 +52,12 @@ export function reports() {
       const key = `get ${principalKey(principal)} ${id}`;
       let body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
       if (body === undefined) {
-        const params = [id, principal.organizationId, ...allowList(principal.reports), ...allowList(principal.adAccounts)];
+        const params = [
+          id,
+          principal.organizationId,
+          ...allowList(principal.reports),
+          ...allowList(principal.adAccounts),
+        ];
         const [row] = await query<{ item: unknown; version: number }>(readSql(ctx), 'get-report', params);
         body = row.item === null ? '' : JSON.stringify(row.item);
         kept.set(key, row.version, body);

@@ -30,7 +30,15 @@ export const TokenResponse = v.object({
 });
 
 export const TokenError = v.object({
-  error: v.picklist(['invalid_request', 'invalid_client', 'invalid_grant', 'unsupported_grant_type', 'invalid_scope', 'temporarily_unavailable', 'server_error']),
+  error: v.picklist([
+    'invalid_request',
+    'invalid_client',
+    'invalid_grant',
+    'unsupported_grant_type',
+    'invalid_scope',
+    'temporarily_unavailable',
+    'server_error',
+  ]),
   error_description: v.string(),
 });
 
@@ -41,12 +49,23 @@ export const Me = v.object({
   organizationId: uuid,
   scopes: v.array(v.picklist(SCOPES)),
   plan: v.object({ code: v.string(), state: v.picklist(['healthy', 'stale', 'unknown']) }),
-  quota: v.object({ limitPerHour: count, remaining: count, resetAt: dateTime, state: v.picklist(['ok', 'unavailable']) }),
+  quota: v.object({
+    limitPerHour: count,
+    remaining: count,
+    resetAt: dateTime,
+    state: v.picklist(['ok', 'unavailable']),
+  }),
   allowList: v.object({ reports: allowListSize, adAccounts: allowListSize }),
   nearestSecretExpiry: v.nullable(dateTime),
 });
 
-export const Organization = v.object({ id: uuid, name: v.string(), currency, timeZone: v.string(), createdAt: dateTime });
+export const Organization = v.object({
+  id: uuid,
+  name: v.string(),
+  currency,
+  timeZone: v.string(),
+  createdAt: dateTime,
+});
 
 export const AdAccount = v.object({
   id: uuid,
@@ -70,7 +89,13 @@ export const Campaign = v.object({
   platform: v.picklist(PLATFORMS),
 });
 
-export const Segment = v.object({ id: uuid, organizationId: uuid, name: v.string(), description: v.string(), campaignCount: count });
+export const Segment = v.object({
+  id: uuid,
+  organizationId: uuid,
+  name: v.string(),
+  description: v.string(),
+  campaignCount: count,
+});
 
 export const Metric = v.object({
   name: v.string(),
@@ -124,5 +149,18 @@ export const PageEnvelope = v.object({
 
 /** Every schema by its name in the document's components. */
 export const RESPONSE_SCHEMAS = {
-  Health, Problem, TokenResponse, TokenError, Me, Organization, AdAccount, Campaign, Segment, Metric, Report, DataRow, DataRecord, PageEnvelope,
+  Health,
+  Problem,
+  TokenResponse,
+  TokenError,
+  Me,
+  Organization,
+  AdAccount,
+  Campaign,
+  Segment,
+  Metric,
+  Report,
+  DataRow,
+  DataRecord,
+  PageEnvelope,
 };

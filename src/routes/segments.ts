@@ -7,6 +7,9 @@ import { allowList, ownOrganization } from '../auth/visibility.ts';
 export function segments() {
   return function listSegments(ctx: Context): Promise<Response> {
     const paging = readQuery(ctx, pagingEntries);
-    return listPage(readSql(ctx), 'list-segments', paging, [ownOrganization(ctx), ...allowList(ctx.principal!.adAccounts)]);
+    return listPage(readSql(ctx), 'list-segments', paging, [
+      ownOrganization(ctx),
+      ...allowList(ctx.principal!.adAccounts),
+    ]);
   };
 }

@@ -19,9 +19,20 @@ const BODY_TIMEOUT_MS = 10_000;
 const STORE_TIMEOUT_MS = 3000;
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope' | 'temporarily_unavailable' | 'server_error';
+type OAuthError =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'temporarily_unavailable'
+  | 'server_error';
 
-function oauthError(error: OAuthError, description: string, extra: { status?: number; headers?: Record<string, string> } = {}) {
+function oauthError(
+  error: OAuthError,
+  description: string,
+  extra: { status?: number; headers?: Record<string, string> } = {},
+) {
   return json(
     { error, error_description: description },
     { status: extra.status ?? (error === 'invalid_client' ? 401 : 400), headers: { ...NO_STORE, ...extra.headers } },
@@ -36,7 +47,10 @@ export function tokenFailure(error: unknown): Response {
   if (error instanceof Error && !(error instanceof TimedOut) && !isUnavailable(error)) {
     return oauthError('server_error', 'The token could not be issued.', { status: 500 });
   }
-  return oauthError('temporarily_unavailable', 'The credential store is not answering; retry shortly.', { status: 503, headers: { 'retry-after': '5' } });
+  return oauthError('temporarily_unavailable', 'The credential store is not answering; retry shortly.', {
+    status: 503,
+    headers: { 'retry-after': '5' },
+  });
 }
 
 type ClientRow = {
@@ -78,7 +92,10 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
   return async function postToken(ctx: Context): Promise<Response> {
     const { request } = ctx;
     if (request.method !== 'POST') {
-      return oauthError('invalid_request', 'The token endpoint accepts POST only.', { status: 405, headers: { allow: 'POST' } });
+      return oauthError('invalid_request', 'The token endpoint accepts POST only.', {
+        status: 405,
+        headers: { allow: 'POST' },
+      });
     }
     const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') {
@@ -90,8 +107,14 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     } catch (error) {
       // The rest of the body is not read: the connection is closed after the answer (RFC 9112 §9.6).
       const closing = { headers: { connection: 'close' } };
-      if (error instanceof TimedOut) return oauthError('invalid_request', `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`, closing);
-      if (error instanceof BodyTooLarge) return oauthError('invalid_request', `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`, closing);
+      if (error instanceof TimedOut)
+        return oauthError(
+          'invalid_request',
+          `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`,
+          closing,
+        );
+      if (error instanceof BodyTooLarge)
+        return oauthError('invalid_request', `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`, closing);
       return oauthError('invalid_request', 'The request body is not valid UTF-8.');
     }
     const form = new URLSearchParams(body);
@@ -118,7 +141,11 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     const clientId = basic ? basic.id : form.get('client_id');
     const clientSecret = basic ? basic.secret : form.get('client_secret');
     if (!clientId || !clientSecret) {
-      return oauthError(usedBasic ? 'invalid_client' : 'invalid_request', 'client_id and client_secret are required.', challenge);
+      return oauthError(
+        usedBasic ? 'invalid_client' : 'invalid_request',
+        'client_id and client_secret are required.',
+        challenge,
+      );
     }
 
     const now = clock();
@@ -126,7 +153,12 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     const couldBeClientId = clientId.length <= 64 && !clientId.includes('\u0000');
     let client: ClientRow | undefined;
     try {
-      [client] = couldBeClientId ? await withTimeout(query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]), STORE_TIMEOUT_MS) : [];
+      [client] = couldBeClientId
+        ? await withTimeout(
+            query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]),
+            STORE_TIMEOUT_MS,
+          )
+        : [];
     } catch (error) {
       return tokenFailure(error);
     }
@@ -144,7 +176,10 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     } else {
       const names = [...new Set(requested.trim().split(/\s+/))];
       if (names.includes(AUDIENCE)) {
-        return oauthError('invalid_request', `${AUDIENCE} is an audience, added by itself; it cannot be requested as a scope.`);
+        return oauthError(
+          'invalid_request',
+          `${AUDIENCE} is an audience, added by itself; it cannot be requested as a scope.`,
+        );
       }
       const refused = names.filter((name) => !isScope(name) || !client.scopes.includes(name));
       if (refused.length) return oauthError('invalid_scope', `Not granted to this client: ${refused.join(' ')}.`);
@@ -163,7 +198,9 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     ctx.log.clientId = client.id;
     let accessToken: string;
     try {
-      const signing = issuers.register().then(() => issueAccessToken(keys, grant, { issuer: issuers.own, now, ttlSeconds }));
+      const signing = issuers
+        .register()
+        .then(() => issueAccessToken(keys, grant, { issuer: issuers.own, now, ttlSeconds }));
       accessToken = await withTimeout(signing, STORE_TIMEOUT_MS);
     } catch (error) {
       return tokenFailure(error);

@@ -4,7 +4,13 @@ import type { Serve } from './types.ts';
 
 declare const Deno: {
   serve(
-    options: { port: number; hostname: string; cert?: string; key?: string; onListen?: (addr: { hostname: string; port: number }) => void },
+    options: {
+      port: number;
+      hostname: string;
+      cert?: string;
+      key?: string;
+      onListen?: (addr: { hostname: string; port: number }) => void;
+    },
     handler: (request: Request) => Promise<Response>,
   ): { finished: Promise<void>; shutdown(): Promise<void> };
 };

@@ -6,7 +6,12 @@ import { traceFrom } from '../http/trace.ts';
 import type { health } from '../routes/health.ts';
 import type { Direct, DirectAnswer, Malformed } from './types.ts';
 
-type Deps = { liveness: ReturnType<typeof health>; logRequest: RequestLogger; clock: () => number; problemsUrl: string };
+type Deps = {
+  liveness: ReturnType<typeof health>;
+  logRequest: RequestLogger;
+  clock: () => number;
+  problemsUrl: string;
+};
 
 export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps) {
   const direct: Direct = (method, url, traceparent) => {
@@ -26,10 +31,18 @@ export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps
   const refuse = (why: Malformed, method: string, path: string): DirectAnswer => {
     const startedAt = clock();
     const trace = traceFrom(null);
-    const { status, headers, body } = problemDocument(refusal(why, method, path), { problemsUrl, instance: path || '/', traceId: trace.traceId });
+    const { status, headers, body } = problemDocument(refusal(why, method, path), {
+      problemsUrl,
+      instance: path || '/',
+      traceId: trace.traceId,
+    });
     logRequest(method || 'UNKNOWN', path || '/', status, startedAt, clock() - startedAt, trace, {});
     const length = String(new TextEncoder().encode(body).length);
-    return { status, body, headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', trace.traceparent] };
+    return {
+      status,
+      body,
+      headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', trace.traceparent],
+    };
   };
 
   return { direct, refuse };
@@ -38,11 +51,20 @@ export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps
 function refusal(why: Malformed, method: string, path: string): ApiError {
   const named = method.slice(0, 32);
   // docs/decisions.md §8: 400, the type's own status, not 414 or 431, which invalid-parameter does not carry.
-  if (why === 'url-too-long') return new ApiError('invalid-parameter', 'The request line (the URL) is longer than the 16 KB this server reads.');
-  if (why === 'headers-too-large') return new ApiError('invalid-parameter', 'The header section is larger than the 16 KB this server reads.');
+  if (why === 'url-too-long')
+    return new ApiError('invalid-parameter', 'The request line (the URL) is longer than the 16 KB this server reads.');
+  if (why === 'headers-too-large')
+    return new ApiError('invalid-parameter', 'The header section is larger than the 16 KB this server reads.');
   if (why === 'broken') return new ApiError('invalid-parameter', 'The request is not well-formed HTTP/1.1.');
   if (path === '/api/connect/token') {
-    return new ApiError('invalid-parameter', `${named} is not allowed here; the token endpoint answers POST only.`, { status: 405, headers: { allow: 'POST' } });
+    return new ApiError('invalid-parameter', `${named} is not allowed here; the token endpoint answers POST only.`, {
+      status: 405,
+      headers: { allow: 'POST' },
+    });
   }
-  return new ApiError('not-found', `${named || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`, { status: 405, headers: { allow: 'GET, HEAD' } });
+  return new ApiError(
+    'not-found',
+    `${named || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`,
+    { status: 405, headers: { allow: 'GET, HEAD' } },
+  );
 }

@@ -9,7 +9,9 @@ export async function runExecutable(): Promise<void> {
     return;
   }
   if (rest.length) {
-    process.stderr.write('readout: serve takes no arguments; its settings are environment variables (README "Configuration")\n');
+    process.stderr.write(
+      'readout: serve takes no arguments; its settings are environment variables (README "Configuration")\n',
+    );
     process.exit(2);
   }
   await import('../main.ts');

@@ -18,7 +18,12 @@ export type AppMetrics = {
 export function createMetrics(): AppMetrics & { registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'readout_' });
-  const requests = new Counter({ name: 'readout_http_requests_total', help: 'Requests answered, by route and status.', labelNames: ['route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'readout_http_requests_total',
+    help: 'Requests answered, by route and status.',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'readout_http_request_duration_seconds',
     help: 'Time to the answer’s headers, by route (a streamed body goes on after).',
@@ -26,8 +31,18 @@ export function createMetrics(): AppMetrics & { registry: Registry } {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
-  const refusals = new Counter({ name: 'readout_quota_refusals_total', help: 'Requests refused by quota, plan or fair use, by reason.', labelNames: ['reason'], registers: [registry] });
-  const rows = new Counter({ name: 'readout_rows_sent_total', help: 'Report rows sent in data answers and exports, by route.', labelNames: ['route'], registers: [registry] });
+  const refusals = new Counter({
+    name: 'readout_quota_refusals_total',
+    help: 'Requests refused by quota, plan or fair use, by reason.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  const rows = new Counter({
+    name: 'readout_rows_sent_total',
+    help: 'Report rows sent in data answers and exports, by route.',
+    labelNames: ['route'],
+    registers: [registry],
+  });
   let readPools: () => { pool: string; inUse: number; waiting: number; size: number }[] = () => [];
   const gauge = (name: string, help: string, field: 'inUse' | 'waiting' | 'size') =>
     new Gauge({
@@ -76,7 +91,11 @@ export function createMetrics(): AppMetrics & { registry: Registry } {
 }
 
 /** GET /metrics on its own port; anything else is 404. */
-export async function serveMetrics(registry: Registry, port: number, host: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveMetrics(
+  registry: Registry,
+  port: number,
+  host: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
@@ -84,7 +103,10 @@ export async function serveMetrics(registry: Registry, port: number, host: strin
     }
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text),
-      (error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${error instanceof Error ? error.message : String(error)}\n`),
+      (error) =>
+        res
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`${error instanceof Error ? error.message : String(error)}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {

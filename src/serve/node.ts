@@ -14,7 +14,8 @@ import type { Handler, IncomingRequest, Malformed, Serve } from './types.ts';
 function rawHeader(raw: string[], lowerName: string): string | undefined {
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === lowerName.length && raw[i].toLowerCase() === lowerName) value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
+    if (raw[i].length === lowerName.length && raw[i].toLowerCase() === lowerName)
+      value = value === undefined ? raw[i + 1] : `${value}, ${raw[i + 1]}`;
   }
   return value;
 }
@@ -131,7 +132,8 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
-    if (!answer) return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
+    if (!answer)
+      return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
     // A flat list of names and values: node:http takes it as is, with no object to walk.
     res.writeHead(answer.status, answer.headers as string[]);
     res.end(answer.body);
@@ -143,15 +145,24 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   // What node:http cannot parse gets a problem document (or nothing, where the connection is already gone) instead of
   // its bare 400 or 431, and the connection is closed: after a broken request nothing more on it can be trusted.
   server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket) => {
-    if (!refuse || !socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_CLOSED_CONNECTION') return void socket.destroy();
+    if (!refuse || !socket.writable || error.code === 'ECONNRESET' || error.code === 'HPE_CLOSED_CONNECTION')
+      return void socket.destroy();
     const { method, path } = requestLine(error.rawPacket);
     // A method the parser does not know, on a request line that is otherwise one: anything else is just broken.
-    const why = error.code === 'HPE_HEADER_OVERFLOW' ? tooLarge(error.rawPacket) : error.code === 'HPE_INVALID_METHOD' && path ? 'unknown-method' : 'broken';
+    const why =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? tooLarge(error.rawPacket)
+        : error.code === 'HPE_INVALID_METHOD' && path
+          ? 'unknown-method'
+          : 'broken';
     const answer = refuse(why, method, path);
     if (!answer) return void socket.destroy();
     const headers: string[] = [];
-    for (let i = 0; i < answer.headers.length; i += 2) headers.push(`${answer.headers[i]}: ${answer.headers[i + 1]}\r\n`);
-    socket.end(`HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n${headers.join('')}connection: close\r\n\r\n${answer.body}`);
+    for (let i = 0; i < answer.headers.length; i += 2)
+      headers.push(`${answer.headers[i]}: ${answer.headers[i + 1]}\r\n`);
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n${headers.join('')}connection: close\r\n\r\n${answer.body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,7 +7,16 @@ import { DataDirError } from '../store/embedded.ts';
 /** A problem the operator can fix, already worded. */
 export class StartupError extends Error {}
 
-const REACH = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'CONNECT_TIMEOUT', 'ECONNRESET']);
+const REACH = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CONNECT_TIMEOUT',
+  'ECONNRESET',
+]);
 
 /** postgres.js's error at the first statement, as why the database at the URL cannot be used; undefined if it is not one. */
 export function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
@@ -30,13 +39,16 @@ export function listenProblem(error: unknown, host: string, port: number, variab
   const code = (error as { code?: string }).code;
   const at = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (code === 'EADDRINUSE') return `cannot listen on ${at}: the port is in use (set ${variable})`;
-  if (code === 'EACCES') return `cannot listen on ${at}: permission denied (ports below 1024 need privileges; set ${variable})`;
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${at}: HOST is not an address of this machine`;
+  if (code === 'EACCES')
+    return `cannot listen on ${at}: permission denied (ports below 1024 need privileges; set ${variable})`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return `cannot listen on ${at}: HOST is not an address of this machine`;
   return undefined;
 }
 
 /** The one line for an error that stops a start, or undefined for a bug (which keeps its stack). */
 export function startupLine(error: unknown): string | undefined {
-  if (error instanceof ConfigError || error instanceof DataDirError || error instanceof StartupError) return error.message;
+  if (error instanceof ConfigError || error instanceof DataDirError || error instanceof StartupError)
+    return error.message;
   return undefined;
 }

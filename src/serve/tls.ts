@@ -9,7 +9,9 @@ async function read(variable: string, path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    throw new StartupError(`${variable} ${path} cannot be read (${(error as { code?: string }).code ?? String(error)})`);
+    throw new StartupError(
+      `${variable} ${path} cannot be read (${(error as { code?: string }).code ?? String(error)})`,
+    );
   }
 }
 
@@ -29,6 +31,7 @@ export async function readTls(files: { certFile: string; keyFile: string }): Pro
   } catch {
     throw new StartupError(`TLS_KEY_FILE ${files.keyFile} holds no PEM private key (or it is encrypted)`);
   }
-  if (!certificate.checkPrivateKey(privateKey)) throw new StartupError(`TLS_KEY_FILE ${files.keyFile} is not the key of the certificate in ${files.certFile}`);
+  if (!certificate.checkPrivateKey(privateKey))
+    throw new StartupError(`TLS_KEY_FILE ${files.keyFile} is not the key of the certificate in ${files.certFile}`);
   return { cert, key };
 }

@@ -11,7 +11,6 @@ export type Listening = {
 
 export type Handler = (request: IncomingRequest) => Promise<Response>;
 
-
 /** Undefined whenever the Fetch handler must answer. */
 export type Direct = (method: string, url: string, traceparent: string | undefined) => DirectAnswer | undefined;
 
@@ -24,4 +23,7 @@ export type Refuse = (why: Malformed, method: string, path: string) => DirectAns
 /** A certificate chain and its private key, PEM: the server speaks HTTPS only. */
 export type Tls = { cert: string; key: string };
 
-export type Serve = (app: Handler, options: { port: number; host: string; direct?: Direct; refuse?: Refuse; tls?: Tls }) => Promise<Listening>;
+export type Serve = (
+  app: Handler,
+  options: { port: number; host: string; direct?: Direct; refuse?: Refuse; tls?: Tls },
+) => Promise<Listening>;

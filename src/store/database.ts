@@ -47,7 +47,11 @@ export type DatabaseOptions = {
 
 // postgres.js retries a connection that fails while starting, with a backoff growing to 20 s; capped at 2 s here so
 // service resumes within seconds of the database returning. Each request bounds its own wait meanwhile.
-export const silent = { onnotice: () => {}, backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 2), connect_timeout: 10 };
+export const silent = {
+  onnotice: () => {},
+  backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 2),
+  connect_timeout: 10,
+};
 
 /** A database URL without its credentials, for logs and messages. */
 export function databaseDescription(databaseUrl: string): string {
@@ -64,7 +68,10 @@ export const SHARED_STATEMENT_TIMEOUT_MS = 2500;
  * set in case a role or database lowers it): doubles are sent in their shortest exact form, which the server parses
  * back to the same value and exports rendered by PostgreSQL write as JavaScript would (migration 012).
  */
-export function sessionSettings(options: { asyncCommit?: boolean; statementTimeoutMs?: number }): Record<string, string> {
+export function sessionSettings(options: {
+  asyncCommit?: boolean;
+  statementTimeoutMs?: number;
+}): Record<string, string> {
   return {
     jit: 'off',
     extra_float_digits: '1',
@@ -75,7 +82,9 @@ export function sessionSettings(options: { asyncCommit?: boolean; statementTimeo
 
 /** One statement setting them all for the current transaction only (SET LOCAL), for a transaction pooler. */
 export function setLocal(settings: Record<string, string>): string {
-  const each = Object.entries(settings).map(([name, value]) => `set_config('${name}', '${value.replace(/'/g, "''")}', true)`);
+  const each = Object.entries(settings).map(
+    ([name, value]) => `set_config('${name}', '${value.replace(/'/g, "''")}', true)`,
+  );
   return `select ${each.join(', ')}`;
 }
 
@@ -104,7 +113,10 @@ export async function transaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>, be
     return result;
   } catch (error) {
     // Only a connection that is gone fails to roll back, and postgres.js opens a new one in its place.
-    await tx.unsafe('rollback').simple().catch(() => {});
+    await tx
+      .unsafe('rollback')
+      .simple()
+      .catch(() => {});
     throw error;
   } finally {
     tx.release();
@@ -124,7 +136,12 @@ export function postgresPool(options: DatabaseOptions & { databaseUrl: string })
     // second's answer never came (seen here with PgBouncer 1.18; MagicStack/asyncpg#1065 describes the same).
     ...(pooled ? { prepare: false, max_pipeline: 0 } : { connection: sessionSettings(options) }),
   });
-  return { sql, poolMode: pooled ? 'transaction' : 'session', description: databaseDescription(options.databaseUrl), close: () => sql.end({ timeout: 5 }) };
+  return {
+    sql,
+    poolMode: pooled ? 'transaction' : 'session',
+    description: databaseDescription(options.databaseUrl),
+    close: () => sql.end({ timeout: 5 }),
+  };
 }
 
 /**

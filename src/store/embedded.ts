@@ -65,7 +65,9 @@ export async function claimDataDir(dataDir: string): Promise<{ shared: string } 
     if (!(await stat(dataDir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
     await chmod(dataDir, 0o700);
   } catch (error) {
-    throw new DataDirError(`DATA_DIR ${dataDir} cannot be used (${(error as { code?: string }).code ?? String(error)})`);
+    throw new DataDirError(
+      `DATA_DIR ${dataDir} cannot be used (${(error as { code?: string }).code ?? String(error)})`,
+    );
   }
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -83,7 +85,8 @@ export async function claimDataDir(dataDir: string): Promise<{ shared: string } 
       await rm(lockFile(dataDir), { force: true });
       continue;
     }
-    if (Date.now() > deadline) throw new DataDirError(`DATA_DIR ${dataDir} is held by process ${holder}, whose database does not answer`);
+    if (Date.now() > deadline)
+      throw new DataDirError(`DATA_DIR ${dataDir} is held by process ${holder}, whose database does not answer`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -108,14 +111,26 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   let pglite: Awaited<ReturnType<typeof PGlite.create>>;
   try {
-    pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.template, ...(await bundled.pglite?.()) });
+    pglite = await PGlite.create({
+      dataDir: options.dataDir,
+      loadDataDir: options.template,
+      ...(await bundled.pglite?.()),
+    });
   } catch (error) {
     await release();
-    throw options.dataDir ? new DataDirError(`DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`) : error;
+    throw options.dataDir
+      ? new DataDirError(
+          `DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`,
+        )
+      : error;
   }
   // A database in memory lives only in tests, whose other processes and fault proxies reach it on a loopback port.
   const socket = options.dataDir ? await socketPath(options.dataDir) : undefined;
-  const server = new PGLiteSocketServer({ db: pglite, ...(socket ? { path: socket.path } : { host: '127.0.0.1', port: 0 }), maxConnections: 64 });
+  const server = new PGLiteSocketServer({
+    db: pglite,
+    ...(socket ? { path: socket.path } : { host: '127.0.0.1', port: 0 }),
+    maxConnections: 64,
+  });
   keepExchangesWhole(server);
   await server.start();
   if (socket) {
@@ -123,7 +138,9 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
     await writeFile(socketFile(options.dataDir!), JSON.stringify({ path: socket.path }), { mode: 0o600 });
   }
   // PGlite runs one query at a time; a small pool keeps the queue short.
-  const where = socket ? { path: socket.path } : { host: '127.0.0.1', port: Number(server.getServerConn().split(':').pop()) };
+  const where = socket
+    ? { path: socket.path }
+    : { host: '127.0.0.1', port: Number(server.getServerConn().split(':').pop()) };
   const sql = postgres({ ...where, user: 'postgres', database: 'postgres', max: options.max ?? 4, ...silent });
   return {
     sql,

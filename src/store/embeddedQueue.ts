@@ -2,7 +2,13 @@
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /** A client message as pglite-socket queues it: one protocol message of one connection ("handler"). */
-type Item = { handlerId: number; message: Uint8Array; resolve(bytes: number): void; reject(error: unknown): void; onData(data: Uint8Array): void };
+type Item = {
+  handlerId: number;
+  message: Uint8Array;
+  resolve(bytes: number): void;
+  reject(error: unknown): void;
+  onData(data: Uint8Array): void;
+};
 
 type Session = {
   isInTransaction(): boolean;

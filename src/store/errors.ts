@@ -6,5 +6,9 @@
  */
 export function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === 'string' && (/^CONNECT|^CONNECTION_/.test(code) || /^(08|57|53)/.test(code) || /^E[A-Z]+$/.test(code));
+  return (
+    error instanceof Error &&
+    typeof code === 'string' &&
+    (/^CONNECT|^CONNECTION_/.test(code) || /^(08|57|53)/.test(code) || /^E[A-Z]+$/.test(code))
+  );
 }

@@ -157,7 +157,16 @@ const quiet = { onnotice: () => {}, max: 1, fetch_types: true, idle_timeout: 60 
 /** The options of an existing pool, to open more of the same connections (sql.options, as postgres.js parsed them). */
 export function connectionOptionsOf(sql: Sql): ConnectionOptions {
   const o = sql.options as unknown as ConnectionOptions;
-  return { host: o.host, port: o.port, path: o.path || undefined, user: o.user, pass: o.pass, database: o.database, ssl: o.ssl, connection: o.connection };
+  return {
+    host: o.host,
+    port: o.port,
+    path: o.path || undefined,
+    user: o.user,
+    pass: o.pass,
+    database: o.database,
+    ssl: o.ssl,
+    connection: o.connection,
+  };
 }
 
 /**
@@ -193,7 +202,9 @@ export function exclusivePool(
       database: options.database,
       ssl: options.ssl as boolean | undefined,
       // Behind a transaction pooler: no named statements, and nothing sent behind a statement still under way (postgresPool).
-      ...(pooled ? { prepare: false, max_pipeline: 0 } : { connection: { ...(options.connection as Record<string, string>), ...settings } }),
+      ...(pooled
+        ? { prepare: false, max_pipeline: 0 }
+        : { connection: { ...(options.connection as Record<string, string>), ...settings } }),
       // Our own socket, so that a connection given up on can be destroyed at once rather than ended politely.
       socket: () => {
         socket = options.path ? connect(options.path) : connect({ host: options.host[0], port: options.port[0] });
@@ -227,20 +238,22 @@ export function exclusivePool(
     async lend(signal) {
       if (closed) throw new Error('the database is closing');
       if (lent < size) return ready(handOut());
-      return ready(await new Promise<Lent>((resolve, reject) => {
-        const waiter = {
-          resolve: (l: Lent) => (signal.removeEventListener('abort', giveUp), resolve(l)),
-          reject,
-        };
-        const giveUp = () => {
-          const at = waiting.indexOf(waiter);
-          if (at >= 0) waiting.splice(at, 1);
-          reject(signal.reason ?? new Error('aborted'));
-        };
-        if (signal.aborted) return giveUp();
-        signal.addEventListener('abort', giveUp, { once: true });
-        waiting.push(waiter);
-      }));
+      return ready(
+        await new Promise<Lent>((resolve, reject) => {
+          const waiter = {
+            resolve: (l: Lent) => (signal.removeEventListener('abort', giveUp), resolve(l)),
+            reject,
+          };
+          const giveUp = () => {
+            const at = waiting.indexOf(waiter);
+            if (at >= 0) waiting.splice(at, 1);
+            reject(signal.reason ?? new Error('aborted'));
+          };
+          if (signal.aborted) return giveUp();
+          signal.addEventListener('abort', giveUp, { once: true });
+          waiting.push(waiter);
+        }),
+      );
     },
 
     giveBack(connection, clean) {

@@ -14,10 +14,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     if ('shared' in claim) {
       // A server already holds this folder: talk to its socket rather than open the files twice.
       const sql = postgres({ path: claim.shared, user: 'postgres', database: 'postgres', max: 1, ...silent });
-      return { sql, poolMode: 'session', description: `embedded (shared, ${options.dataDir})`, close: () => sql.end({ timeout: 5 }) };
+      return {
+        sql,
+        poolMode: 'session',
+        description: `embedded (shared, ${options.dataDir})`,
+        close: () => sql.end({ timeout: 5 }),
+      };
     }
     return openEmbedded(options, claim.release);
   }
   return openEmbedded(options, async () => {});
 }
-

@@ -32,14 +32,19 @@ export function query<Row extends object>(sql: Queryable, name: QueryName, param
 
 /** A parameter's text as PostgreSQL reads it: an array as an array literal of quoted elements. */
 const parameterText = (value: Exclude<Param, null>): string =>
-  Array.isArray(value) ? `{${value.map((item) => `"${String(item).replace(/["\\]/g, '\\$&')}"`).join(',')}}` : value instanceof Date ? value.toISOString() : String(value);
+  Array.isArray(value)
+    ? `{${value.map((item) => `"${String(item).replace(/["\\]/g, '\\$&')}"`).join(',')}}`
+    : value instanceof Date
+      ? value.toISOString()
+      : String(value);
 
 /**
  * An escape string literal that holds no ASCII punctuation, quote, newline or comment marker of its own: every ASCII
  * character but a letter, digit or space is written as a \xHH escape. Wherever it lands in the text, a comment
  * included, it can only be the one literal.
  */
-const literal = (text: string) => `E'${text.replace(/[\x00-\x1f!-/:-@[-`{-\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
+const literal = (text: string) =>
+  `E'${text.replace(/[\x00-\x1f!-/:-@[-`{-\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}'`;
 
 /**
  * The text of sql/queries/NAME.sql with its parameters written in, for COPY, which takes none. Each is an untyped

@@ -7,7 +7,10 @@ import { query } from './queries.ts';
 import { primaryOnly, replicaReads, type ReadSource, type Reads } from './replicas.ts';
 
 /** What the read sources are built from. */
-export type ReadSettings = Pick<Config, 'replicaUrls' | 'replicaMaxLagMs' | 'poolMode' | 'heavyConnections' | 'requestDeadlineMs'>;
+export type ReadSettings = Pick<
+  Config,
+  'replicaUrls' | 'replicaMaxLagMs' | 'poolMode' | 'heavyConnections' | 'requestDeadlineMs'
+>;
 
 /**
  * The standbys of DATABASE_REPLICA_URLS, opened as the primary's pool is, each with its own connections for heavy
@@ -18,7 +21,9 @@ export function standbyReads(primary: ReadSource, config: ReadSettings): Reads {
   return replicaReads(primary, {
     urls: config.replicaUrls,
     maxLagMs: config.replicaMaxLagMs,
-    open: (url) => postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode }).sql,
+    open: (url) =>
+      postgresPool({ databaseUrl: url, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS, poolMode: config.poolMode })
+        .sql,
     heavy: (sql) => heavyPool(sql, config),
   });
 }
@@ -29,5 +34,11 @@ export function standbyReads(primary: ReadSource, config: ReadSettings): Reads {
  * a COPY blocked on its socket.
  */
 export function heavyPool(sql: Sql, config: ReadSettings): ExclusivePool {
-  return exclusivePool(() => connectionOptionsOf(sql), config.heavyConnections, (pid) => query(sql, 'terminate-backend', [pid]), config.requestDeadlineMs + 5000, config.poolMode);
+  return exclusivePool(
+    () => connectionOptionsOf(sql),
+    config.heavyConnections,
+    (pid) => query(sql, 'terminate-backend', [pid]),
+    config.requestDeadlineMs + 5000,
+    config.poolMode,
+  );
 }

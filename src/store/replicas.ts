@@ -49,7 +49,6 @@ const CHECK_TIMEOUT_MS = 1000;
 
 type Standby = ReadSource & { state: ReplicaState };
 
-
 /** No standbys: every read on the primary, at no cost. */
 export function primaryOnly(primary: ReadSource): Reads {
   return { source: async () => primary, states: () => [], pools: () => [], close: async () => {} };
@@ -61,7 +60,12 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   for (const url of options.urls) {
     const sql = options.open(url);
     const name = describe(url);
-    standbys.push({ name, sql, heavy: options.heavy(sql), state: { name, usable: false, lagMs: null, error: 'not checked yet' } });
+    standbys.push({
+      name,
+      sql,
+      heavy: options.heavy(sql),
+      state: { name, usable: false, lagMs: null, error: 'not checked yet' },
+    });
   }
   // The primary's flushed WAL as the watch saw it, oldest first: a standby that has replayed up to the position seen
   // at time t is no further behind than now - t.
@@ -81,14 +85,22 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
 
   async function check(standby: Standby) {
     try {
-      const [row] = await withTimeout(query<{ standby: boolean; replayed: string | null }>(standby.sql, 'standby-position'), CHECK_TIMEOUT_MS);
+      const [row] = await withTimeout(
+        query<{ standby: boolean; replayed: string | null }>(standby.sql, 'standby-position'),
+        CHECK_TIMEOUT_MS,
+      );
       if (!row.standby || row.replayed === null) throw new Error('not a standby (not in recovery)');
       const replayed = lsnValue(row.replayed);
       const caughtUpTo = seen.findLast((s) => s.lsn <= replayed);
       const lagMs = caughtUpTo ? Math.max(0, clock() - caughtUpTo.at) : null;
       standby.state = { name: standby.name, lagMs, usable: lagMs !== null && lagMs <= options.maxLagMs };
     } catch (error) {
-      standby.state = { name: standby.name, usable: false, lagMs: null, error: error instanceof Error ? error.message : String(error) };
+      standby.state = {
+        name: standby.name,
+        usable: false,
+        lagMs: null,
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -105,10 +117,17 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   /** Whether the standby has replayed up to lsn; a standby that cannot say is marked unusable until the next watch. */
   async function caughtUp(standby: Standby, lsn: string): Promise<boolean> {
     try {
-      const [row] = await withTimeout(query<{ caught_up: boolean | null }>(standby.sql, 'standby-caught-up', [lsn]), CHECK_TIMEOUT_MS);
+      const [row] = await withTimeout(
+        query<{ caught_up: boolean | null }>(standby.sql, 'standby-caught-up', [lsn]),
+        CHECK_TIMEOUT_MS,
+      );
       return row.caught_up === true;
     } catch (error) {
-      standby.state = { ...standby.state, usable: false, error: error instanceof Error ? error.message : String(error) };
+      standby.state = {
+        ...standby.state,
+        usable: false,
+        error: error instanceof Error ? error.message : String(error),
+      };
       return false;
     }
   }

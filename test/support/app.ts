@@ -16,7 +16,9 @@ export type TestApp = {
 };
 
 /** env: the service's settings; max: the database pool's size; demo: the demo organization seeded (seedDemo). */
-export async function testApp(overrides: Partial<AppDeps> & { env?: Record<string, string>; max?: number; demo?: boolean } = {}): Promise<TestApp> {
+export async function testApp(
+  overrides: Partial<AppDeps> & { env?: Record<string, string>; max?: number; demo?: boolean } = {},
+): Promise<TestApp> {
   const clock = {
     now: Date.parse('2026-03-10T10:15:00Z'),
     advance(ms: number) {

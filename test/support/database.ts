@@ -10,7 +10,8 @@ import { migrate } from '../../src/store/migrate.ts';
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 /** Blocks every reader of report numbers: the facts and each rollup the data queries read. */
-export const LOCK_FACTS = 'lock table facts, facts_monthly, facts_campaign_daily, facts_campaign_monthly in access exclusive mode';
+export const LOCK_FACTS =
+  'lock table facts, facts_monthly, facts_campaign_daily, facts_campaign_monthly in access exclusive mode';
 
 export type TestDatabase = Database & {
   /** A URL another process can use (real PostgreSQL, or the embedded socket). */
@@ -75,7 +76,8 @@ const templates = new Map<string, Promise<Template>>();
  * processes a folder to share them in (READOUT_TEST_TEMPLATES).
  */
 async function embeddedDatabase(options: FreshOptions): Promise<TestDatabase> {
-  const key = options.migrated === false ? 'empty' : options.demoAt === undefined ? 'migrated' : `demo-${options.demoAt}`;
+  const key =
+    options.migrated === false ? 'empty' : options.demoAt === undefined ? 'migrated' : `demo-${options.demoAt}`;
   if (!templates.has(key)) templates.set(key, sharedTemplate(key, options));
   const template = await templates.get(key)!;
   const database = await openDatabase({ max: options.max, template: template.data });
@@ -87,7 +89,10 @@ async function sharedTemplate(key: string, options: FreshOptions): Promise<Templ
   const folder = process.env.READOUT_TEST_TEMPLATES;
   if (folder) {
     try {
-      const [data, demo] = await Promise.all([readFile(join(folder, `${key}.tar`)), readFile(join(folder, `${key}.json`), 'utf8')]);
+      const [data, demo] = await Promise.all([
+        readFile(join(folder, `${key}.tar`)),
+        readFile(join(folder, `${key}.json`), 'utf8'),
+      ]);
       return { data: new Blob([data]), demo: JSON.parse(demo) ?? undefined };
     } catch {}
   }

@@ -17,10 +17,16 @@ export type DemoIds = {
 export async function seedDemo(t: TestApp): Promise<DemoIds> {
   const out = t.db.demo ?? (await cli(t.db.sql, ['demo'], t.clock.now));
   const reports = Object.fromEntries(
-    (await t.db.sql`select name, id from reports where organization_id = ${out.organizationId}`).map((r) => [r.name, r.id]),
+    (await t.db.sql`select name, id from reports where organization_id = ${out.organizationId}`).map((r) => [
+      r.name,
+      r.id,
+    ]),
   );
   const accounts = Object.fromEntries(
-    (await t.db.sql`select platform, id from ad_accounts where organization_id = ${out.organizationId}`).map((r) => [r.platform, r.id]),
+    (await t.db.sql`select platform, id from ad_accounts where organization_id = ${out.organizationId}`).map((r) => [
+      r.platform,
+      r.id,
+    ]),
   );
   const [other] = await t.db.sql`select o.id as org, r.id as report, a.id as account from organizations o
     join reports r on r.organization_id = o.id join ad_accounts a on a.organization_id = o.id where o.name = 'Other Company'`;

@@ -13,7 +13,10 @@ export function buildExecutable(): { path: string } {
   if (built) return built;
   const dir = temporaryDir();
   const path = join(dir.path, 'readout');
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outfile', path], { encoding: 'utf8', timeout: 180_000 });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--outfile', path], {
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
   process.on('exit', dir.remove);
   built = { path };

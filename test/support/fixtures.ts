@@ -9,9 +9,13 @@ export async function cli(sql: Sql, argv: string[], now = Date.now()) {
   return JSON.parse(outcome.stdout);
 }
 
-export const ALL_SCOPES = 'reports:read reports:data reports:export campaigns:read ad-accounts:read segments:read organizations:read';
+export const ALL_SCOPES =
+  'reports:read reports:data reports:export campaigns:read ad-accounts:read segments:read organizations:read';
 
-export async function createOrg(sql: Sql, options: { plan?: string; name?: string; currency?: string } = {}): Promise<string> {
+export async function createOrg(
+  sql: Sql,
+  options: { plan?: string; name?: string; currency?: string } = {},
+): Promise<string> {
   const args = ['org', 'create', '--name', options.name ?? 'Acme', '--plan', options.plan ?? 'enterprise'];
   if (options.currency) args.push('--currency', options.currency);
   return (await cli(sql, args)).organizationId;
@@ -24,7 +28,16 @@ export async function createClient(
   org: string,
   options: { scopes?: string; reports?: string; adAccounts?: string; name?: string } = {},
 ): Promise<Client> {
-  const args = ['client', 'create', '--org', org, '--name', options.name ?? 'warehouse', '--scopes', options.scopes ?? ALL_SCOPES];
+  const args = [
+    'client',
+    'create',
+    '--org',
+    org,
+    '--name',
+    options.name ?? 'warehouse',
+    '--scopes',
+    options.scopes ?? ALL_SCOPES,
+  ];
   args.push('--reports', options.reports ?? 'all', '--ad-accounts', options.adAccounts ?? 'all');
   return cli(sql, args);
 }
@@ -38,7 +51,11 @@ export function tokenRequest(fields: Record<string, string>, headers: Record<str
 }
 
 export async function getToken(t: TestApp, client: Client, scope?: string): Promise<string> {
-  const fields: Record<string, string> = { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret };
+  const fields: Record<string, string> = {
+    grant_type: 'client_credentials',
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+  };
   if (scope !== undefined) fields.scope = scope;
   const res = await t.fetch('/api/connect/token', tokenRequest(fields));
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);

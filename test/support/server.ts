@@ -41,11 +41,18 @@ export function temporaryDir(): { path: string; remove(): void } {
 }
 
 /** A token from a running server, for a client made by the test. */
-export async function tokenFrom(server: { url: string }, client: { clientId: string; clientSecret: string }): Promise<string> {
+export async function tokenFrom(
+  server: { url: string },
+  client: { clientId: string; clientSecret: string },
+): Promise<string> {
   const res = await fetch(`${server.url}/api/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    }),
   });
   return (await res.json()).access_token;
 }
@@ -89,7 +96,9 @@ export function run(runtime: Runtime, entry: string, args: string[], env: Record
   let stderr = '';
   child.stdout!.on('data', (c) => (stdout += c));
   child.stderr!.on('data', (c) => (stderr += c));
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => child.on('exit', (status) => resolve({ status, stdout, stderr })));
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (status) => resolve({ status, stdout, stderr })),
+  );
 }
 
 /** Runs a command to completion (the CLI, or the server expected to refuse to start). */

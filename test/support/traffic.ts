@@ -19,13 +19,18 @@ export async function trafficServer(t: TestApp, env: Record<string, string> = {}
   const org = await createOrg(t.db.sql, { currency: 'USD' });
   await cli(t.db.sql, ['plan', 'set', '--org', org, '--plan', 'enterprise', '--budget', '100000000']);
   const now = Date.parse('2026-03-10T10:00:00Z');
-  await cli(t.db.sql, ['generate', '--org', org, '--accounts', '2', '--campaigns', '400', '--creatives', '50000', '--days', '3'], now);
+  await cli(
+    t.db.sql,
+    ['generate', '--org', org, '--accounts', '2', '--campaigns', '400', '--creatives', '50000', '--days', '3'],
+    now,
+  );
   const accounts = await t.db.sql`select id from ad_accounts where organization_id = ${org} order by id`;
   const [row] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics, groupings)
     values (${org}, 'Traffic', 'standard', 'USD', ${['impressions', 'clicks', 'spend', 'ctr', 'cpc']}, ${['total', 'campaign', 'creative', 'ad-account']})
     returning id`;
   for (const account of accounts) {
-    await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${row.id}, ${account.id})`;
+    await t.db
+      .sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${row.id}, ${account.id})`;
   }
   const server = await startServer({ DATABASE_URL: t.db.url, BASE_URL: 'http://readout.test', DEMO: 'off', ...env });
   return {

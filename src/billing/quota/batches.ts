@@ -11,7 +11,14 @@ const CHARGE_TIMEOUT_MS = 3000;
  * A charge waiting for its subscription's batch; one that gave up waiting is left out of the next batch. ask: the
  * most units to lease after it (a renewal is a charge of 0 that asks).
  */
-type Waiting = { clientId: string; cost: number; ask: number; gaveUp: boolean; settle: (row: Standing | undefined) => void; fail: (error: unknown) => void };
+type Waiting = {
+  clientId: string;
+  cost: number;
+  ask: number;
+  gaveUp: boolean;
+  settle: (row: Standing | undefined) => void;
+  fail: (error: unknown) => void;
+};
 
 /** More than this many waiting charges go in more than one call. */
 const MAX_BATCH = 500;
@@ -69,9 +76,17 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
   }
 
   /** Settles with the charge's standing, or fails as the store did; after CHARGE_TIMEOUT_MS it gives up. */
-  function charge(organizationId: string, clientId: string, window: number, cost: number, ask = 0): Promise<Standing | undefined> {
+  function charge(
+    organizationId: string,
+    clientId: string,
+    window: number,
+    cost: number,
+    ask = 0,
+  ): Promise<Standing | undefined> {
     let waiting: Waiting;
-    const settled = new Promise<Standing | undefined>((settle, fail) => (waiting = { clientId, cost, ask, gaveUp: false, settle, fail }));
+    const settled = new Promise<Standing | undefined>(
+      (settle, fail) => (waiting = { clientId, cost, ask, gaveUp: false, settle, fail }),
+    );
     const key = `${organizationId} ${window}`;
     const queue = queues.get(key);
     if (queue) queue.push(waiting!);
@@ -94,4 +109,3 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
 
   return { charge, settled };
 }
-

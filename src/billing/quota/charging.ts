@@ -1,7 +1,13 @@
 // The hourly quota (docs/decisions.md §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
 import type { WithSettings, Sql } from '../../store/database.ts';
-import { ApiError, billingUnavailable, invalidToken, planFeatureRequired, subscriptionLocked } from '../../http/problem.ts';
+import {
+  ApiError,
+  billingUnavailable,
+  invalidToken,
+  planFeatureRequired,
+  subscriptionLocked,
+} from '../../http/problem.ts';
 import { query } from '../../store/queries.ts';
 import { withTimeout } from '../../store/timeout.ts';
 import { chargeBatches } from './batches.ts';
@@ -25,8 +31,6 @@ const unavailable = () =>
   new ApiError('rate-limiter-unavailable', 'Requests cannot be metered right now, so none are served. Retry shortly.', {
     retryAfterSeconds: UNAVAILABLE_RETRY_S,
   });
-
-
 
 export type Quota = {
   /** Charges the request: at once from a lease, or after the store's answer. */
@@ -119,10 +123,16 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       }
       try {
         const [row] = await withSettings((sql) =>
-          query<{ budget: number; used: number }>(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
+          query<{ budget: number; used: number }>(sql, 'refund-quota', [
+            organizationId,
+            clientId,
+            new Date(charge.window),
+            charge.cost,
+          ]),
         );
         ctx.log.cost = 0;
-        if (row) setStandingHeaders(ctx.headers, row.budget, leases.used(organizationId, charge.window, row.used), clock());
+        if (row)
+          setStandingHeaders(ctx.headers, row.budget, leases.used(organizationId, charge.window, row.used), clock());
       } catch {
         // A refund that cannot be written leaves the charge standing: the client was over-charged, never under.
       }
@@ -130,7 +140,10 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
 
     async standing(organizationId) {
       const window = windowStart(clock());
-      const [row] = await withTimeout(query<{ budget: number; used: number }>(sql, 'get-quota-standing', [organizationId, new Date(window)]), STORE_READ_TIMEOUT_MS);
+      const [row] = await withTimeout(
+        query<{ budget: number; used: number }>(sql, 'get-quota-standing', [organizationId, new Date(window)]),
+        STORE_READ_TIMEOUT_MS,
+      );
       return row && { budget: row.budget, used: leases.used(organizationId, window, row.used) };
     },
 

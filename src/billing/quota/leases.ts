@@ -20,7 +20,13 @@ const MAX_LEASE_UNITS = 1600;
 const LEASE_MS = 250;
 
 /** size: what the client's next lease asks for; ranDry: a charge found it empty since its last grant. */
-type Lease = { units: number; size: number; ranDry: boolean; reportsVersion: number; timer?: ReturnType<typeof setTimeout> };
+type Lease = {
+  units: number;
+  size: number;
+  ranDry: boolean;
+  reportsVersion: number;
+  timer?: ReturnType<typeof setTimeout>;
+};
 /** One subscription's window in this process: its leases by client, and what it has spent as far as we know. */
 type Book = { budget: number; spent: number; leases: Map<string, Lease> };
 
@@ -50,7 +56,10 @@ export function leaseBooks(withSettings: WithSettings) {
     const units = lease.units;
     lease.units = 0;
     if (units === 0) return Promise.resolve();
-    return withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])).then(() => {}, () => {});
+    return withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])).then(
+      () => {},
+      () => {},
+    );
   }
 
   return {
@@ -73,7 +82,11 @@ export function leaseBooks(withSettings: WithSettings) {
           let book = books.get(key);
           if (!book) books.set(key, (book = { budget: row.budget, spent: 0, leases: new Map() }));
           let lease = book.leases.get(clientId);
-          if (!lease) book.leases.set(clientId, (lease = { units: 0, size: LEASE_UNITS, ranDry: false, reportsVersion: row.reportsVersion }));
+          if (!lease)
+            book.leases.set(
+              clientId,
+              (lease = { units: 0, size: LEASE_UNITS, ranDry: false, reportsVersion: row.reportsVersion }),
+            );
           if (lease.ranDry) lease.size = Math.min(lease.size * 2, MAX_LEASE_UNITS);
           lease.ranDry = false;
           lease.units += row.leased;

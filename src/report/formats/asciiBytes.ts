@@ -3,7 +3,10 @@ const MINUS = 0x2d;
 const DOT = 0x2e;
 const ZERO = 0x30;
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0')).map((hex) => [hex.charCodeAt(0), hex.charCodeAt(1)]);
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0')).map((hex) => [
+  hex.charCodeAt(0),
+  hex.charCodeAt(1),
+]);
 const HIGH = Uint8Array.from(HEX, ([high]) => high);
 const LOW = Uint8Array.from(HEX, ([, low]) => low);
 

@@ -124,7 +124,7 @@ export class CopyCsv {
     for (let i = 0; i < this.fields; i++) {
       if (end + 4 > view.byteLength) return view.byteLength + 1;
       const length = view.getInt32(end);
-      end += 4 + (Math.max(length , 0));
+      end += 4 + Math.max(length, 0);
     }
     return end;
   }

@@ -23,7 +23,9 @@ export function nextChunk(stream: CopyOut): Promise<Uint8Array | null> {
     };
     const onReadable = () => (settle(), resolve(nextChunk(stream)));
     const onEnd = () => (settle(), resolve(null));
-    const onClose = () => (settle(), stream.readableEnded ? resolve(null) : reject(new Error('the COPY stream closed early')));
+    const onClose = () => (
+      settle(), stream.readableEnded ? resolve(null) : reject(new Error('the COPY stream closed early'))
+    );
     stream.on('readable', onReadable);
     stream.on('end', onEnd);
     stream.on('error', settle);

@@ -43,6 +43,10 @@ export function copyCsvStatement(source: string, keys: readonly string[], metric
 
 /** The sums the system metrics among metrics are computed from, in BASE_METRICS order (custom ones come computed). */
 export function sumsUsed(metrics: MetricPlan[]): BaseMetric[] {
-  const used = new Set(metrics.filter((metric) => !metric.formula).flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]));
+  const used = new Set(
+    metrics
+      .filter((metric) => !metric.formula)
+      .flatMap(({ name }) => [SYSTEM_METRICS[name].of, SYSTEM_METRICS[name].per]),
+  );
   return BASE_METRICS.filter((sum) => used.has(sum));
 }

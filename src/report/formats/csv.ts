@@ -5,7 +5,15 @@ import { requestTimeout } from '../../http/deadline.ts';
 import { nextTurn } from '../../http/turn.ts';
 import type { Lent } from '../../store/exclusive.ts';
 import { inlined } from '../../store/queries.ts';
-import { batches, groupingQuery, groupingStatement, toCells, type Cells, type DayRange, type SumRow } from '../query.ts';
+import {
+  batches,
+  groupingQuery,
+  groupingStatement,
+  toCells,
+  type Cells,
+  type DayRange,
+  type SumRow,
+} from '../query.ts';
 import type { PreparedData } from '../request.ts';
 import { CopyCsv } from './copyCsv.ts';
 import { nextChunk, type CopyOut } from './copyOut.ts';
@@ -76,7 +84,12 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
  * The rows as an export's cells, computed here: for a CSV export whose name filter must be bound (copyCsv's COPY
  * takes no parameters), and for an answer with no ad account to read.
  */
-export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Cells[]> {
+export async function* streamCells(
+  lent: Lent,
+  ctx: Context,
+  data: PreparedData,
+  range: DayRange,
+): AsyncGenerator<Cells[]> {
   if (data.accountIds.length === 0) return;
   const keys = data.keys;
   for await (const batch of batches<SumRow>(ctx, lent, groupingQuery<SumRow>(lent.sql, data, range))) {
@@ -93,7 +106,12 @@ export async function* streamCells(lent: Lent, ctx: Context, data: PreparedData,
  * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
  * (BENCHMARKS.md, "CSV from a binary COPY").
  */
-export function streamCsv(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> | null {
+export function streamCsv(
+  lent: Lent,
+  ctx: Context,
+  data: PreparedData,
+  range: DayRange,
+): AsyncGenerator<Uint8Array> | null {
   if (data.params.nameFilter || data.accountIds.length === 0) return null;
   const { file, text, params } = groupingStatement(data, range, data.oneCurrency);
   const statement = copyCsvStatement(inlined(text, params), data.keys, data.metrics, file);

@@ -34,7 +34,14 @@ const encoder = new TextEncoder();
  * whole, so a failure is still a problem document; a longer one is streamed as it is read, and a failure past the
  * first batch cuts the transfer (streamed.ts).
  */
-export async function jsonAnswer(ctx: Context, lent: Lent, data: PreparedData, range: DayRange, head: Record<string, unknown>, headers: Record<string, string>) {
+export async function jsonAnswer(
+  ctx: Context,
+  lent: Lent,
+  data: PreparedData,
+  range: DayRange,
+  head: Record<string, unknown>,
+  headers: Record<string, string>,
+) {
   const rows = jsonRows(lent, ctx, data, range);
   const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"rows":[`);
   const first = await rows.next();

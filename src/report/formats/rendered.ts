@@ -47,8 +47,17 @@ export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * written as it is: its text is hex digits and hyphens, which neither format escapes. Escaping the two ids of a
  * million creative rows was about a quarter of PostgreSQL's rendering time.
  */
-export function renderedQuery(source: string, keys: readonly string[], metrics: MetricPlan[], format: RenderedFormat, name = 'rows'): string {
-  const styles = cellStyles(keys.length, metrics.map((metric) => metric.kind));
+export function renderedQuery(
+  source: string,
+  keys: readonly string[],
+  metrics: MetricPlan[],
+  format: RenderedFormat,
+  name = 'rows',
+): string {
+  const styles = cellStyles(
+    keys.length,
+    metrics.map((metric) => metric.kind),
+  );
   const values = [
     ...keys.map((key, i) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text as d${i}`),
     ...metrics.map((metric, i) => `${tidySql(metricSql(metric))} as m${i}`),
@@ -58,16 +67,28 @@ export function renderedQuery(source: string, keys: readonly string[], metrics: 
   const cells = {
     xlsx: () =>
       [
-        ...keys.map((key, i) => `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`),
-        ...metrics.map((_, i) => `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n"><v>' || js_number(m${i}) || '</v></c>' end`),
+        ...keys.map(
+          (key, i) =>
+            `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`,
+        ),
+        ...metrics.map(
+          (_, i) =>
+            `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n"><v>' || js_number(m${i}) || '</v></c>' end`,
+        ),
       ].join(' || '),
     // One element of the data endpoint's rows (DataRow): JSON.stringify writes a number as String(number) does.
     json: () =>
       concatenated([
         '{"dimensions":{',
-        ...keys.flatMap((key, i) => [`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`, { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` }]),
+        ...keys.flatMap((key, i) => [
+          `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`,
+          { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` },
+        ]),
         '},"metrics":{',
-        ...metrics.flatMap((metric, i) => [`${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`, { sql: `coalesce(js_number(m${i}), 'null')` }]),
+        ...metrics.flatMap((metric, i) => [
+          `${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`,
+          { sql: `coalesce(js_number(m${i}), 'null')` },
+        ]),
         '}}',
       ]),
   }[format]();

@@ -19,4 +19,3 @@ export type Sheet = {
 export type StreamEnd = { done(): void; cancel(): void };
 
 export const NOTHING_TO_END: StreamEnd = { done() {}, cancel() {} };
-

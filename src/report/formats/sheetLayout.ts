@@ -28,7 +28,10 @@ const STYLES = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 
 /** The worksheet up to its rows: the first row frozen (ECMA-376 §18.3.1.66), each column's width in characters. */
 function sheetOpening(header: readonly string[]): string {
-  const cols = header.map((title, i) => `<col min="${i + 1}" max="${i + 1}" width="${Math.min(Math.max(title.length + 3, 10), 60)}" customWidth="1"/>`);
+  const cols = header.map(
+    (title, i) =>
+      `<col min="${i + 1}" max="${i + 1}" width="${Math.min(Math.max(title.length + 3, 10), 60)}" customWidth="1"/>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">
 <sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>
@@ -36,7 +39,6 @@ function sheetOpening(header: readonly string[]): string {
 <cols>${cols.join('')}</cols>
 <sheetData>`;
 }
-
 
 const fromPackage = (): SheetTemplates => {
   const require = createRequire(import.meta.url);
@@ -57,7 +59,10 @@ export function useSheetLayout(header: readonly string[]): void {
 
 /** The style of each column's cells: none for the dimensions, the metric's kind for the metrics. */
 export function cellStyles(dimensions: number, kinds: readonly (string | undefined)[]): number[] {
-  return [...Array.from({ length: dimensions }, () => 0), ...kinds.map((kind) => (kind ? (STYLE_OF_KIND[kind] ?? 0) : 0))];
+  return [
+    ...Array.from({ length: dimensions }, () => 0),
+    ...kinds.map((kind) => (kind ? (STYLE_OF_KIND[kind] ?? 0) : 0)),
+  ];
 }
 
 /** The header row's style for every column. */

@@ -28,9 +28,10 @@ export function sheetRow(index: number, values: readonly unknown[], styles?: rea
     const value = values[i];
     if (value === null || value === undefined || value === '') continue;
     const ref = `${column(i)}${r}"${styleAttribute(styles?.[i])}`;
-    xml += typeof value === 'number'
-      ? `<c r="${ref} t="n"><v>${value}</v></c>`
-      : `<c r="${ref} t="inlineStr"><is><t>${escapeText(String(value))}</t></is></c>`;
+    xml +=
+      typeof value === 'number'
+        ? `<c r="${ref} t="n"><v>${value}</v></c>`
+        : `<c r="${ref} t="inlineStr"><is><t>${escapeText(String(value))}</t></is></c>`;
   }
   return `${xml}</row>`;
 }

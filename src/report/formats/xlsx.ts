@@ -39,10 +39,16 @@ type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(erro
  */
 export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
   const keys = sheet.keys;
-  const header = [...keys.map((key) => DIMENSION_TITLES[key] ?? key), ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m)];
+  const header = [
+    ...keys.map((key) => DIMENSION_TITLES[key] ?? key),
+    ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m),
+  ];
   const styles = cellStyles(keys.length, sheet.kinds ?? []);
   useSheetLayout(header);
-  const workbook = new XLSXTransformStream() as unknown as { zip: Archive; rowTransform: Transform & { rowCount: number } };
+  const workbook = new XLSXTransformStream() as unknown as {
+    zip: Archive;
+    rowTransform: Transform & { rowCount: number };
+  };
   const zip = workbook.zip;
   zip.removeAllListeners('data');
   zip.pause();
@@ -64,7 +70,10 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
   };
   // Its object-mode buffers would hold 16 chunks a side: rows waiting that long outlive V8's young generation,
   // and a long export then grows the heap by tens of MB. One chunk a side keeps the pipeline moving.
-  const state = rows as unknown as { _writableState: { highWaterMark: number }; _readableState: { highWaterMark: number } };
+  const state = rows as unknown as {
+    _writableState: { highWaterMark: number };
+    _readableState: { highWaterMark: number };
+  };
   state._writableState.highWaterMark = 1;
   state._readableState.highWaterMark = 1;
   let stopped = false;
@@ -81,11 +90,12 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
       await write([header]);
       for await (const batch of sheet.rows) {
         if (batch instanceof Uint8Array) await write(batch);
-        else for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
-          // Text as it is: an inline string is never evaluated, so CSV's formula guard has no place here (migration
-          // 016).
-          await write(batch.slice(i, i + SHEET_CHUNK_ROWS));
-        }
+        else
+          for (let i = 0; i < batch.length && !stopped; i += SHEET_CHUNK_ROWS) {
+            // Text as it is: an inline string is never evaluated, so CSV's formula guard has no place here (migration
+            // 016).
+            await write(batch.slice(i, i + SHEET_CHUNK_ROWS));
+          }
         if (stopped) return;
       }
       rows.end();
@@ -122,11 +132,15 @@ export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Reada
  * account to read (the sheet is its header). The rows are read raw, as the UTF-8 the
  * database sent: decoding rendered rows into strings only to encode them again was a sixth of the server's time.
  */
-export function streamSheetRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> | null {
+export function streamSheetRows(
+  lent: Lent,
+  ctx: Context,
+  data: PreparedData,
+  range: DayRange,
+): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
   const pending = renderedRows(lent.sql, data, range, 'xlsx');
   return (async function* () {
     for await (const batch of batches<Uint8Array[]>(ctx, lent, pending)) yield joined(batch);
   })();
 }
-
