@@ -19,28 +19,44 @@ export type Shape = {
   values?: Shape;
 };
 
-const deref = (schema: Json): Json => (schema?.$ref ? deref(doc.components.schemas[schema.$ref.split('/').pop()]) : schema);
+const deref = (schema: Json): Json =>
+  schema?.$ref ? deref(doc.components.schemas[schema.$ref.split('/').pop()]) : schema;
 
 /** What matters of a JSON Schema for agreement: types, enums, formats, bounds, fields and what is required. */
 export function shape(input: Json | undefined): Shape | undefined {
   const schema = input && deref(input);
-  if (!schema || Object.keys(schema).filter((k) => !['description', 'example', 'default', '$schema'].includes(k)).length === 0) return undefined;
+  if (
+    !schema ||
+    Object.keys(schema).filter((k) => !['description', 'example', 'default', '$schema'].includes(k)).length === 0
+  )
+    return undefined;
   const members = schema.anyOf ?? schema.oneOf ?? (schema.allOf ? undefined : [schema]);
-  // biome-ignore lint/performance/noAccumulatingSpread: a schema's allOf has a few members
-  if (schema.allOf) return schema.allOf.map(shape).reduce((a: Shape, b: Shape) => ({ ...a, ...b, properties: { ...a.properties, ...b.properties } }));
+  if (schema.allOf) {
+    // A schema's allOf has a few members: merged one after another.
+    const merged: Shape = { types: [] };
+    for (const part of schema.allOf.map(shape) as Shape[])
+      Object.assign(merged, part, { properties: { ...merged.properties, ...part.properties } });
+    return merged;
+  }
   const out: Shape = { types: [] };
   for (const raw of members) {
     const m = deref(raw);
-    const types = m.type ? [m.type].flat() : m.enum ? [...new Set(m.enum.map((e: unknown) => (e === null ? 'null' : typeof e)))] : [];
+    const types = m.type
+      ? [m.type].flat()
+      : m.enum
+        ? [...new Set(m.enum.map((e: unknown) => (e === null ? 'null' : typeof e)))]
+        : [];
     out.types.push(...(types as string[]));
     if (m.enum) out.enum = [...(out.enum ?? []), ...m.enum];
-    for (const key of ['format', 'pattern', 'minimum', 'maximum'] as const) if (m[key] !== undefined) (out as Json)[key] = m[key];
+    for (const key of ['format', 'pattern', 'minimum', 'maximum'] as const)
+      if (m[key] !== undefined) (out as Json)[key] = m[key];
     if (m.properties) {
       out.properties = Object.fromEntries(Object.entries(m.properties).map(([k, v]) => [k, shape(v as Json)!]));
       out.required = [...(m.required ?? [])].sort();
     }
     if (m.items) out.items = shape(m.items);
-    if (m.additionalProperties && typeof m.additionalProperties === 'object') out.values = shape(m.additionalProperties);
+    if (m.additionalProperties && typeof m.additionalProperties === 'object')
+      out.values = shape(m.additionalProperties);
   }
   out.types = [...new Set(out.types)].sort();
   if (out.enum) out.enum = [...out.enum].sort();
@@ -55,7 +71,13 @@ ajv.addSchema({ ...doc, $id: 'openapi.json' });
 const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 
 /** Validates a body against the document's schema for this operation, status and content type. */
-export function validateResponse(path: string, method: string, status: number, body: unknown, contentType = 'application/json') {
+export function validateResponse(
+  path: string,
+  method: string,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+) {
   const key = `${method} ${path} ${status} ${contentType}`;
   let validate = compiled.get(key);
   if (!validate) {
@@ -70,5 +92,6 @@ export function validateResponse(path: string, method: string, status: number, b
     validate = ajv.compile(JSON.parse(JSON.stringify(schema).replace(/"#\/components/g, '"openapi.json#/components')));
     compiled.set(key, validate);
   }
-  if (!validate(body)) throw new Error(`${key}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+  if (!validate(body))
+    throw new Error(`${key}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
 }
