@@ -1,6 +1,7 @@
 // Private fields of dependencies we rely on, pinned to exact versions in package.json (the Node adapter's one-write
-// answers read whatwg-node's Response body fields; the XLSX export drives xlsx-write-stream's internal streams). An
-// upgrade that moves any of them fails here rather than in production.
+// answers read whatwg-node's Response body fields; the XLSX export drives xlsx-write-stream's internal streams; the
+// embedded database replaces pglite-socket's queue loop). An upgrade that moves any of them fails here rather than
+// in production.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -13,6 +14,8 @@ test('the pinned versions are exact', () => {
   assert.is(pkg.dependencies['@whatwg-node/server'], '0.11.0');
   assert.is(pkg.overrides['@whatwg-node/node-fetch'], '0.8.6');
   assert.is(pkg.dependencies['xlsx-write-stream'], '1.0.3');
+  assert.is(pkg.dependencies['@electric-sql/pglite-socket'], '0.2.17');
+  assert.is(pkg.dependencies['@electric-sql/pglite'], '0.5.14');
 });
 
 test('engines.node names only supported Node lines: 22.12 and later (Node 20 reached its end of life in April 2026)', () => {
@@ -47,6 +50,27 @@ test("xlsx-write-stream's zip archive and row stream are where the XLSX export r
   };
   assert.type(state._writableState?.highWaterMark, 'number');
   assert.type(state._readableState?.highWaterMark, 'number');
+});
+
+test("pglite-socket's query queue is where the embedded database's exchanges are kept whole (src/store/embeddedQueue.ts)", async () => {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+  const db = await PGlite.create();
+  try {
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
+    const queue = (server as unknown as { queryQueue?: Record<string, unknown> }).queryQueue;
+    assert.ok(queue, 'the server has its queryQueue');
+    assert.ok(Array.isArray(queue!.queue), 'queue.queue is the array of waiting messages');
+    assert.type(queue!.processing, 'boolean');
+    assert.ok('lastHandlerId' in queue!, 'queue.lastHandlerId');
+    assert.type(queue!.processQueue, 'function');
+    assert.type(queue!.clearQueueForHandler, 'function');
+    const session = queue!.db as Record<string, unknown>;
+    for (const method of ['isInTransaction', 'runExclusive', 'execProtocolRawStream'])
+      assert.type(session[method], 'function', method);
+  } finally {
+    await db.close();
+  }
 });
 
 test.run();
