@@ -88,104 +88,129 @@ function basicCredentials(header: string | null): { id: string; secret: string }
 
 export type TokenDeps = { sql: Sql; keys: SigningKeys; clock: () => number; issuers: TokenIssuers; ttlSeconds: number };
 
-export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDeps) {
-  return async function postToken(ctx: Context): Promise<Response> {
-    const { request } = ctx;
-    if (request.method !== 'POST') {
-      return oauthError('invalid_request', 'The token endpoint accepts POST only.', {
+/**
+ * A step's refusal: the answer it gives instead of a value. A class of its own, as the answer's own class is the
+ * runtime's (whatwg-node's Response on Node), which instanceof Response would not recognise.
+ */
+class Refused {
+  constructor(readonly response: Response) {}
+}
+const refuse = (response: Response) => new Refused(response);
+
+/** The form of a token request, or the refusal of a body that is not one (RFC 6749 §4.4.2, §3.2). */
+async function readForm(request: Context['request']): Promise<URLSearchParams | Refused> {
+  if (request.method !== 'POST') {
+    return refuse(
+      oauthError('invalid_request', 'The token endpoint accepts POST only.', {
         status: 405,
         headers: { allow: 'POST' },
-      });
+      }),
+    );
+  }
+  const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    return refuse(oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.'));
+  }
+  let body: string;
+  try {
+    body = await withTimeout(readBodyText(request, TOKEN_BODY_LIMIT), BODY_TIMEOUT_MS);
+  } catch (error) {
+    // The rest of the body is not read: the connection is closed after the answer (RFC 9112 §9.6).
+    const closing = { headers: { connection: 'close' } };
+    if (error instanceof TimedOut) {
+      return refuse(
+        oauthError('invalid_request', `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`, closing),
+      );
     }
-    const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/x-www-form-urlencoded') {
-      return oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+    if (error instanceof BodyTooLarge) {
+      return refuse(
+        oauthError('invalid_request', `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`, closing),
+      );
     }
-    let body: string;
-    try {
-      body = await withTimeout(readBodyText(request, TOKEN_BODY_LIMIT), BODY_TIMEOUT_MS);
-    } catch (error) {
-      // The rest of the body is not read: the connection is closed after the answer (RFC 9112 §9.6).
-      const closing = { headers: { connection: 'close' } };
-      if (error instanceof TimedOut)
-        return oauthError(
-          'invalid_request',
-          `The request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s.`,
-          closing,
-        );
-      if (error instanceof BodyTooLarge)
-        return oauthError('invalid_request', `The request body is larger than ${TOKEN_BODY_LIMIT} bytes.`, closing);
-      return oauthError('invalid_request', 'The request body is not valid UTF-8.');
-    }
-    const form = new URLSearchParams(body);
-    // RFC 6749 §3.2: parameters must not be sent more than once.
-    for (const name of new Set(form.keys())) {
-      if (form.getAll(name).length > 1) return oauthError('invalid_request', `The parameter ${name} is repeated.`);
-    }
-    const grantType = form.get('grant_type');
-    if (!grantType) return oauthError('invalid_request', 'grant_type is required.');
-    if (grantType !== 'client_credentials') {
-      return oauthError('unsupported_grant_type', 'Only the client_credentials grant is supported.');
-    }
+    return refuse(oauthError('invalid_request', 'The request body is not valid UTF-8.'));
+  }
+  const form = new URLSearchParams(body);
+  // RFC 6749 §3.2: parameters must not be sent more than once.
+  for (const name of new Set(form.keys())) {
+    if (form.getAll(name).length > 1)
+      return refuse(oauthError('invalid_request', `The parameter ${name} is repeated.`));
+  }
+  const grantType = form.get('grant_type');
+  if (!grantType) return refuse(oauthError('invalid_request', 'grant_type is required.'));
+  if (grantType !== 'client_credentials') {
+    return refuse(oauthError('unsupported_grant_type', 'Only the client_credentials grant is supported.'));
+  }
+  return form;
+}
 
-    const basic = basicCredentials(request.headers.get('authorization'));
-    const usedBasic = basic !== undefined;
-    const challenge = usedBasic ? { headers: { 'www-authenticate': 'Basic realm="readout", charset="UTF-8"' } } : {};
-    if (basic === 'malformed') return oauthError('invalid_client', 'Client authentication failed.', challenge);
-    if (basic && (form.has('client_id') || form.has('client_secret'))) {
-      // RFC 6749 §2.3: a client uses one authentication method per request.
-      if (form.get('client_id') !== basic.id || form.has('client_secret')) {
-        return oauthError('invalid_request', 'Authenticate with HTTP Basic or with form fields, not both.');
-      }
+/** What the client says it is: HTTP Basic or form fields, one method a request (RFC 6749 §2.3). */
+type Credentials = { id: string; secret: string; challenge: { headers?: Record<string, string> } };
+
+function credentials(request: Context['request'], form: URLSearchParams): Credentials | Refused {
+  const basic = basicCredentials(request.headers.get('authorization'));
+  const usedBasic = basic !== undefined;
+  const challenge = usedBasic ? { headers: { 'www-authenticate': 'Basic realm="readout", charset="UTF-8"' } } : {};
+  if (basic === 'malformed') return refuse(oauthError('invalid_client', 'Client authentication failed.', challenge));
+  if (basic && (form.has('client_id') || form.has('client_secret'))) {
+    if (form.get('client_id') !== basic.id || form.has('client_secret')) {
+      return refuse(oauthError('invalid_request', 'Authenticate with HTTP Basic or with form fields, not both.'));
     }
-    const clientId = basic ? basic.id : form.get('client_id');
-    const clientSecret = basic ? basic.secret : form.get('client_secret');
-    if (!clientId || !clientSecret) {
-      return oauthError(
+  }
+  const id = basic ? basic.id : form.get('client_id');
+  const secret = basic ? basic.secret : form.get('client_secret');
+  if (!id || !secret) {
+    return refuse(
+      oauthError(
         usedBasic ? 'invalid_client' : 'invalid_request',
         'client_id and client_secret are required.',
         challenge,
-      );
-    }
+      ),
+    );
+  }
+  return { id, secret, challenge };
+}
 
-    const now = clock();
+/** The scopes a token gets: those asked for, each granted to the client, or all the client holds. */
+function grantedScopes(form: URLSearchParams, client: ClientRow): Scope[] | Refused {
+  const requested = form.get('scope');
+  if (requested === null || requested.trim() === '') return client.scopes.filter(isScope);
+  const names = [...new Set(requested.trim().split(/\s+/))];
+  if (names.includes(AUDIENCE)) {
+    return refuse(
+      oauthError('invalid_request', `${AUDIENCE} is an audience, added by itself; it cannot be requested as a scope.`),
+    );
+  }
+  const refused = names.filter((name) => !isScope(name) || !client.scopes.includes(name));
+  if (refused.length) return refuse(oauthError('invalid_scope', `Not granted to this client: ${refused.join(' ')}.`));
+  return names as Scope[];
+}
+
+export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDeps) {
+  /** The client whose secret matches, or the refusal; the same work, and time, whether or not the client exists. */
+  async function authenticateClient(given: Credentials, now: number): Promise<ClientRow | Refused> {
     // No client id is that long or holds U+0000 (which PostgreSQL text cannot): such an id is an unknown client.
-    const couldBeClientId = clientId.length <= 64 && !clientId.includes('\u0000');
+    const couldBeClientId = given.id.length <= 64 && !given.id.includes('\u0000');
     let client: ClientRow | undefined;
     try {
       [client] = couldBeClientId
         ? await withTimeout(
-            query<ClientRow>(sql, 'find-client-credentials', [clientId, new Date(now)]),
+            query<ClientRow>(sql, 'find-client-credentials', [given.id, new Date(now)]),
             STORE_TIMEOUT_MS,
           )
         : [];
     } catch (error) {
-      return tokenFailure(error);
+      return refuse(tokenFailure(error));
     }
     const hashes = client ? client.secret_hashes.map((h) => new Uint8Array(h)) : [];
     // The secret is hashed and compared even for an unknown client, so the answer takes the same time.
-    const matches = await secretMatches(clientSecret, hashes);
-    if (!client || !matches || client.revoked_at) {
-      return oauthError('invalid_client', 'Client authentication failed.', challenge);
-    }
+    const matches = await secretMatches(given.secret, hashes);
+    if (!client || !matches || client.revoked_at)
+      return refuse(oauthError('invalid_client', 'Client authentication failed.', given.challenge));
+    return client;
+  }
 
-    const requested = form.get('scope');
-    let scopes: Scope[];
-    if (requested === null || requested.trim() === '') {
-      scopes = client.scopes.filter(isScope);
-    } else {
-      const names = [...new Set(requested.trim().split(/\s+/))];
-      if (names.includes(AUDIENCE)) {
-        return oauthError(
-          'invalid_request',
-          `${AUDIENCE} is an audience, added by itself; it cannot be requested as a scope.`,
-        );
-      }
-      const refused = names.filter((name) => !isScope(name) || !client.scopes.includes(name));
-      if (refused.length) return oauthError('invalid_scope', `Not granted to this client: ${refused.join(' ')}.`);
-      scopes = names as Scope[];
-    }
-
+  /** A signed access token for the grant, once this process's issuer is registered. */
+  async function issue(client: ClientRow, scopes: Scope[], now: number): Promise<string | Refused> {
     const grant: TokenGrant = {
       clientId: client.id,
       organizationId: client.organization_id,
@@ -195,16 +220,30 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
       adAccountIds: client.ad_account_ids,
       adAccountsAll: client.ad_accounts_all,
     };
-    ctx.log.clientId = client.id;
-    let accessToken: string;
     try {
       const signing = issuers
         .register()
         .then(() => issueAccessToken(keys, grant, { issuer: issuers.own, now, ttlSeconds }));
-      accessToken = await withTimeout(signing, STORE_TIMEOUT_MS);
+      return await withTimeout(signing, STORE_TIMEOUT_MS);
     } catch (error) {
-      return tokenFailure(error);
+      return refuse(tokenFailure(error));
     }
+  }
+
+  // The request, then who the client is, then what it may have: each step answers a refusal of its own.
+  return async function postToken(ctx: Context): Promise<Response> {
+    const form = await readForm(ctx.request);
+    if (form instanceof Refused) return form.response;
+    const given = credentials(ctx.request, form);
+    if (given instanceof Refused) return given.response;
+    const now = clock();
+    const client = await authenticateClient(given, now);
+    if (client instanceof Refused) return client.response;
+    const scopes = grantedScopes(form, client);
+    if (scopes instanceof Refused) return scopes.response;
+    ctx.log.clientId = client.id;
+    const accessToken = await issue(client, scopes, now);
+    if (accessToken instanceof Refused) return accessToken.response;
     return json(
       { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, scope: scopes.join(' ') },
       { headers: NO_STORE },
