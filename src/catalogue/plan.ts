@@ -51,79 +51,101 @@ function differing<T extends object>(want: T, have: T, fields: (keyof T & string
 }
 
 /** file.problems are those of the entries' shape: an entry that has them is null in file, and checked no further. */
-export function plan(
-  file: { config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined },
-  stored: Stored,
-  prune: boolean,
-): { problems: Problem[] } | Plan {
-  const { config, lineOf } = file;
-  const problems: Problem[] = [...file.problems];
-  const invalid = (list: string, key: string) => config.invalid.has(`${list}:${key}`);
-  const problem = (path: Path, message: string) => problems.push({ path, line: lineOf(path), message });
-  const firstAt = new Map<string, number>();
+/** What every step of a plan shares: the file, the problems found so far, and the first index of each key. */
+type Check = {
+  config: CheckedFile;
+  problems: Problem[];
+  problem(path: Path, message: string): void;
   /** Whether key was already listed in list; reports the repeat. */
-  const repeated = (list: string, index: number, key: string, what: string) => {
-    const seen = firstAt.get(`${list}\0${key}`);
-    if (seen !== undefined) {
-      problem([list, index], `${what} is already listed at ${list}[${seen}]`);
-      return true;
-    }
-    firstAt.set(`${list}\0${key}`, index);
-    return false;
-  };
-  const checkCurrency = (path: Path, code: string) => {
-    if (!validCurrency(code)) problem(path, `unknown currency "${code}" (not an ISO 4217 code)`);
-  };
+  repeated(list: string, index: number, key: string, what: string): boolean;
+  /** Whether index holds the first entry of key in list (a repeat is reported once, and planned never). */
+  first(list: string, key: string | undefined, index: number): boolean;
+  /** Whether an entry of list named key was refused by the file's own schema (so it is not "unknown" too). */
+  invalid(list: string, key: string): boolean;
+  checkCurrency(path: Path, code: string): void;
+};
 
-  // Ad accounts: created or renamed by key; their currency is that of the money already loaded for them.
+function check(file: { config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined }): Check {
+  const firstAt = new Map<string, number>();
+  const c: Check = {
+    config: file.config,
+    problems: [...file.problems],
+    problem: (path, message) => c.problems.push({ path, line: file.lineOf(path), message }),
+    repeated(list, index, key, what) {
+      const seen = firstAt.get(`${list}\0${key}`);
+      if (seen !== undefined) {
+        c.problem([list, index], `${what} is already listed at ${list}[${seen}]`);
+        return true;
+      }
+      firstAt.set(`${list}\0${key}`, index);
+      return false;
+    },
+    first: (list, key, index) => firstAt.get(`${list}\0${key}`) === index,
+    invalid: (list, key) => file.config.invalid.has(`${list}:${key}`),
+    checkCurrency(path, code) {
+      if (!validCurrency(code)) c.problem(path, `unknown currency "${code}" (not an ISO 4217 code)`);
+    },
+  };
+  return c;
+}
+
+/** Ad accounts: created or renamed by key; their currency is that of the money already loaded for them. */
+function planAccounts(c: Check, stored: Stored): { accounts: Plan['accounts']; known: Set<string> } {
   const storedAccounts = new Map(stored.adAccounts.map((a) => [`${a.platform}/${a.externalId}`, a]));
   const accounts: Plan['accounts'] = [];
-  config.adAccounts.forEach((entry, i) => {
-    if (entry.currency !== undefined) checkCurrency(['adAccounts', i, 'currency'], entry.currency);
+  c.config.adAccounts.forEach((entry, i) => {
+    if (entry.currency !== undefined) c.checkCurrency(['adAccounts', i, 'currency'], entry.currency);
     if (entry.timeZone !== undefined && !validTimeZone(entry.timeZone))
-      problem(['adAccounts', i, 'timeZone'], `unknown time zone "${entry.timeZone}"`);
+      c.problem(['adAccounts', i, 'timeZone'], `unknown time zone "${entry.timeZone}"`);
     if (entry.platform === undefined || entry.externalId === undefined) return;
     const key = `${entry.platform}/${entry.externalId}`;
-    if (repeated('adAccounts', i, key, `ad account ${key}`)) return;
+    if (c.repeated('adAccounts', i, key, `ad account ${key}`)) return;
     const have = storedAccounts.get(key);
     if (have && entry.currency !== undefined && have.currency !== entry.currency) {
-      problem(
+      c.problem(
         ['adAccounts', i, 'currency'],
         `ad account ${key} keeps its money in ${have.currency}; an ad account's currency cannot change`,
       );
     }
-    if (config.partial.has(entry)) return;
+    if (c.config.partial.has(entry)) return;
     accounts.push({ want: { ...(entry as AdAccountEntry), timeZone: entry.timeZone ?? null } });
   });
-  const knownAccounts = new Set([
-    ...storedAccounts.keys(),
-    ...accounts.map((a) => `${a.want.platform}/${a.want.externalId}`),
-  ]);
+  const known = new Set([...storedAccounts.keys(), ...accounts.map((a) => `${a.want.platform}/${a.want.externalId}`)]);
+  return { accounts, known };
+}
 
-  // Custom metrics: those the file names, and (without --prune) those it leaves as they are.
-  const storedMetrics = byName(stored.metrics);
+/**
+ * Custom metrics: those the file names, and (without --prune) those it leaves as they are; every formula parses,
+ * names known metrics and does not use itself. known: whether a metric name may be used (by a report).
+ */
+function planMetrics(
+  c: Check,
+  stored: Stored,
+  prune: boolean,
+): { metrics: Plan['metrics']; known: (name: string) => boolean } {
+  const { config } = c;
   const fileMetrics = new Map<string, string>();
   config.metrics.forEach((entry, i) => {
-    if (entry.name === undefined || repeated('metrics', i, entry.name, `metric "${entry.name}"`)) return;
+    if (entry.name === undefined || c.repeated('metrics', i, entry.name, `metric "${entry.name}"`)) return;
     if (stored.systemMetrics.has(entry.name))
-      problem(['metrics', i, 'name'], `"${entry.name}" is a system metric; a custom metric needs a name of its own`);
+      c.problem(['metrics', i, 'name'], `"${entry.name}" is a system metric; a custom metric needs a name of its own`);
     fileMetrics.set(entry.name, entry.formula ?? '');
   });
   const formulas = new Map<string, string>(prune ? [] : stored.metrics.map((m) => [m.name, m.formula]));
   for (const [name, formula] of fileMetrics) formulas.set(name, formula);
-  const known = (name: string) => stored.systemMetrics.has(name) || formulas.has(name) || invalid('metrics', name);
+  const known = (name: string) => stored.systemMetrics.has(name) || formulas.has(name) || c.invalid('metrics', name);
   const refs = new Map<string, string[]>();
   config.metrics.forEach((entry, i) => {
-    if (entry.name === undefined || entry.formula === undefined || firstAt.get(`metrics\0${entry.name}`) !== i) return;
+    if (entry.name === undefined || entry.formula === undefined || !c.first('metrics', entry.name, i)) return;
     const path = ['metrics', i, 'formula'];
     try {
       const names = references(parseFormula(entry.formula));
       refs.set(entry.name, names);
       for (const name of new Set(names))
-        if (!known(name)) problem(path, `unknown metric "${name}" in formula "${entry.formula}"`);
+        if (!known(name)) c.problem(path, `unknown metric "${name}" in formula "${entry.formula}"`);
     } catch (error) {
       if (!(error instanceof FormulaError)) throw error;
-      problem(path, `formula "${entry.formula}" does not parse: ${error.message}`);
+      c.problem(path, `formula "${entry.formula}" does not parse: ${error.message}`);
     }
   });
   for (const [name, formula] of formulas) {
@@ -135,10 +157,10 @@ export function plan(
     }
   }
   config.metrics.forEach((entry, i) => {
-    if (entry.name === undefined || firstAt.get(`metrics\0${entry.name}`) !== i) return;
+    if (entry.name === undefined || !c.first('metrics', entry.name, i)) return;
     const loop = cycleThrough(entry.name, refs);
     if (loop)
-      problem(
+      c.problem(
         ['metrics', i, 'formula'],
         loop.length === 2
           ? `${entry.name} refers to itself`
@@ -146,24 +168,30 @@ export function plan(
       );
   });
   const metrics: Plan['metrics'] = config.metrics
-    .filter((entry, i) => !config.partial.has(entry) && firstAt.get(`metrics\0${entry.name}`) === i)
+    .filter((entry, i) => !config.partial.has(entry) && c.first('metrics', entry.name, i))
     .map((entry) => entry as MetricEntry)
     .map((entry) => ({
       want: { ...entry, displayName: entry.displayName ?? entry.name, unit: entry.unit ?? DEFAULT_UNIT[entry.kind] },
     }));
+  return { metrics, known };
+}
 
-  // Segments: members are campaigns loaded by import, named by their platform keys.
+/** Segments: members are campaigns loaded by import, named by their platform keys. */
+function planSegments(c: Check, stored: Stored, prune: boolean): { segments: Plan['segments']; known: Set<string> } {
   const storedSegments = byName(stored.segments);
   const segments: Plan['segments'] = [];
-  config.segments.forEach((entry, i) => {
+  c.config.segments.forEach((entry, i) => {
     entry.campaigns?.forEach((key, j) => {
       if (!stored.campaigns.has(key))
-        problem(['segments', i, 'campaigns', j], `unknown campaign "${key}" (campaigns come from \`readout import\`)`);
+        c.problem(
+          ['segments', i, 'campaigns', j],
+          `unknown campaign "${key}" (campaigns come from \`readout import\`)`,
+        );
     });
     if (
       entry.name === undefined ||
-      repeated('segments', i, entry.name, `segment "${entry.name}"`) ||
-      config.partial.has(entry)
+      c.repeated('segments', i, entry.name, `segment "${entry.name}"`) ||
+      c.config.partial.has(entry)
     )
       return;
     const want = entry as SegmentEntry;
@@ -172,50 +200,59 @@ export function plan(
       id: storedSegments.get(want.name)?.id ?? null,
     });
   });
-  const knownSegments = new Set([...(prune ? [] : storedSegments.keys()), ...segments.map((s) => s.want.name)]);
+  const known = new Set([...(prune ? [] : storedSegments.keys()), ...segments.map((s) => s.want.name)]);
+  return { segments, known };
+}
 
-  // Reports.
+/** Reports: each names known ad accounts, segments (segment reports only) and metrics. */
+function planReports(
+  c: Check,
+  stored: Stored,
+  known: { accounts: Set<string>; segments: Set<string>; metric: (name: string) => boolean },
+): Plan['reports'] {
   const storedReports = byName(stored.reports);
   const reports: Plan['reports'] = [];
-  config.reports.forEach((entry, i) => {
-    if (entry.name !== undefined && repeated('reports', i, entry.name, `report "${entry.name}"`)) return;
-    if (entry.currency !== undefined) checkCurrency(['reports', i, 'currency'], entry.currency);
+  c.config.reports.forEach((entry, i) => {
+    if (entry.name !== undefined && c.repeated('reports', i, entry.name, `report "${entry.name}"`)) return;
+    if (entry.currency !== undefined) c.checkCurrency(['reports', i, 'currency'], entry.currency);
     entry.adAccounts?.forEach((key, j) => {
-      if (!knownAccounts.has(key) && !invalid('adAccounts', key))
-        problem(
+      if (!known.accounts.has(key) && !c.invalid('adAccounts', key))
+        c.problem(
           ['reports', i, 'adAccounts', j],
           `unknown ad account "${key}" (list it under adAccounts, or load it with \`readout import\`)`,
         );
     });
     const named = entry.segments ?? [];
     named.forEach((name, j) => {
-      if (!knownSegments.has(name) && !invalid('segments', name))
-        problem(['reports', i, 'segments', j], `unknown segment "${name}"`);
+      if (!known.segments.has(name) && !c.invalid('segments', name))
+        c.problem(['reports', i, 'segments', j], `unknown segment "${name}"`);
     });
     if (entry.kind === 'segment' && entry.segments !== undefined && named.length === 0)
-      problem(['reports', i, 'segments'], 'a segment report needs at least one segment');
+      c.problem(['reports', i, 'segments'], 'a segment report needs at least one segment');
     if (entry.kind !== undefined && entry.kind !== 'segment' && named.length > 0)
-      problem(['reports', i, 'segments'], `only segment reports have segments; this one is ${entry.kind}`);
+      c.problem(['reports', i, 'segments'], `only segment reports have segments; this one is ${entry.kind}`);
     entry.metrics?.forEach((name, j) => {
-      if (!known(name)) problem(['reports', i, 'metrics', j], `unknown metric "${name}"`);
+      if (!known.metric(name)) c.problem(['reports', i, 'metrics', j], `unknown metric "${name}"`);
     });
     entry.groupings?.forEach((grouping, j) => {
       if (grouping === 'segment' && entry.kind !== undefined && entry.kind !== 'segment')
-        problem(
+        c.problem(
           ['reports', i, 'groupings', j],
           `a ${entry.kind} report cannot answer segment; only segment reports can`,
         );
     });
-    if (config.partial.has(entry)) return;
+    if (c.config.partial.has(entry)) return;
     const want = entry as ReportEntry;
     reports.push({
       want: { ...want, adAccounts: [...want.adAccounts].sort(), segments: [...want.segments].sort() },
       id: storedReports.get(want.name)?.id ?? null,
     });
   });
-  if (problems.length) return { problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
+  return reports;
+}
 
-  // The difference.
+/** What applying the planned entries changes: each one created or updated, by the fields that differ. */
+function difference(stored: Stored, planned: Pick<Plan, 'accounts' | 'metrics' | 'segments' | 'reports'>): Change[] {
   const changes: Change[] = [];
   const note = <W extends object>(
     type: Change['type'],
@@ -230,7 +267,8 @@ export function plan(
       if (changed.length) changes.push({ action: 'update', type, name, fields: changed });
     }
   };
-  for (const { want } of accounts) {
+  const storedAccounts = new Map(stored.adAccounts.map((a) => [`${a.platform}/${a.externalId}`, a]));
+  for (const { want } of planned.accounts) {
     const key = `${want.platform}/${want.externalId}`;
     const have = storedAccounts.get(key);
     note(
@@ -241,7 +279,8 @@ export function plan(
       ['name', 'timeZone'],
     );
   }
-  for (const { want } of metrics)
+  const storedMetrics = byName(stored.metrics);
+  for (const { want } of planned.metrics)
     note('metric', want.name, want, storedMetrics.get(want.name), [
       'displayName',
       'kind',
@@ -249,9 +288,11 @@ export function plan(
       'description',
       'formula',
     ]);
-  for (const { want } of segments)
+  const storedSegments = byName(stored.segments);
+  for (const { want } of planned.segments)
     note('segment', want.name, want, storedSegments.get(want.name), ['description', 'campaigns']);
-  for (const { want } of reports) {
+  const storedReports = byName(stored.reports);
+  for (const { want } of planned.reports) {
     note('report', want.name, want, storedReports.get(want.name), [
       'description',
       'kind',
@@ -262,19 +303,45 @@ export function plan(
       'groupings',
     ]);
   }
-  const deletes: Plan['deletes'] = { reports: [], segments: [], metrics: [] };
-  if (prune) {
-    const named = (list: { want: { name: string } }[]) => new Set(list.map((item) => item.want.name));
-    const keep = { reports: named(reports), segments: named(segments), metrics: named(metrics) };
-    // A stored entry whose name the file gives to another (a duplicate name) goes as well.
-    const kept = { reports: new Set(reports.map((r) => r.id)), segments: new Set(segments.map((s) => s.id)) };
-    deletes.reports = stored.reports.filter((r) => !keep.reports.has(r.name) || !kept.reports.has(r.id));
-    deletes.segments = stored.segments.filter((s) => !keep.segments.has(s.name) || !kept.segments.has(s.id));
-    deletes.metrics = stored.metrics.filter((m) => !keep.metrics.has(m.name));
-    for (const r of deletes.reports) changes.push({ action: 'delete', type: 'report', name: r.name });
-    for (const s of deletes.segments) changes.push({ action: 'delete', type: 'segment', name: s.name });
-    for (const m of deletes.metrics) changes.push({ action: 'delete', type: 'metric', name: m.name });
-  }
+  return changes;
+}
+
+/** --prune: the stored reports, segments and custom metrics the file does not name. */
+function pruned(stored: Stored, planned: Pick<Plan, 'metrics' | 'segments' | 'reports'>): Plan['deletes'] {
+  const named = (list: { want: { name: string } }[]) => new Set(list.map((item) => item.want.name));
+  const keep = { reports: named(planned.reports), segments: named(planned.segments), metrics: named(planned.metrics) };
+  // A stored entry whose name the file gives to another (a duplicate name) goes as well.
+  const kept = {
+    reports: new Set(planned.reports.map((r) => r.id)),
+    segments: new Set(planned.segments.map((s) => s.id)),
+  };
+  return {
+    reports: stored.reports.filter((r) => !keep.reports.has(r.name) || !kept.reports.has(r.id)),
+    segments: stored.segments.filter((s) => !keep.segments.has(s.name) || !kept.segments.has(s.id)),
+    metrics: stored.metrics.filter((m) => !keep.metrics.has(m.name)),
+  };
+}
+
+/** The file checked against the organization as it stands, every problem with its place; or what applying it changes. */
+export function plan(
+  file: { config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined },
+  stored: Stored,
+  prune: boolean,
+): { problems: Problem[] } | Plan {
+  const c = check(file);
+  const { accounts, known: knownAccounts } = planAccounts(c, stored);
+  const { metrics, known: knownMetric } = planMetrics(c, stored, prune);
+  const { segments, known: knownSegments } = planSegments(c, stored, prune);
+  const reports = planReports(c, stored, { accounts: knownAccounts, segments: knownSegments, metric: knownMetric });
+  if (c.problems.length) return { problems: c.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
+
+  const changes = difference(stored, { accounts, metrics, segments, reports });
+  const deletes: Plan['deletes'] = prune
+    ? pruned(stored, { metrics, segments, reports })
+    : { reports: [], segments: [], metrics: [] };
+  for (const r of deletes.reports) changes.push({ action: 'delete', type: 'report', name: r.name });
+  for (const s of deletes.segments) changes.push({ action: 'delete', type: 'segment', name: s.name });
+  for (const m of deletes.metrics) changes.push({ action: 'delete', type: 'metric', name: m.name });
   return { changes, accounts, metrics, segments, reports, deletes };
 }
 
