@@ -12,7 +12,7 @@ import { runCommand } from '../src/cli/run.ts';
 import type { Sql } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { inlinedQueryText, query } from '../src/store/queries.ts';
+import { inlinedQueryText, queryAs } from '../src/store/queries.ts';
 import { EXPORT_SETTINGS } from '../src/report/formats/copyStatement.ts';
 import { groupingFile } from '../src/report/query.ts';
 import postgres from 'postgres';
@@ -271,7 +271,7 @@ async function exportFloors(sql: Sql, accounts: string[], day: string, embedded:
   // The files the server picks for this range (a day: the join-first one; for CSV, all in one currency, the one
   // read from facts directly) and, for COPY, the CSV export's own settings.
   const range = { from: day, to: day };
-  for await (const _ of query(sql, groupingFile('creative', range), params as never[]).cursor(1000));
+  for await (const _ of queryAs(sql, groupingFile('creative', range), params as never[]).cursor(1000));
   const cursor = (performance.now() - t0) / 1000;
   if (embedded) return { cursor };
   // COPY takes no parameters: the same query with them written in, as the server's CSV export writes them.
@@ -740,7 +740,7 @@ try {
     for (let round = 1; round <= rounds; round++) {
       log(`data round ${round}/${rounds}: campaign through HTTP, then its own SQL`);
       campaignRuns.push(await load(dataUrl('campaign'), server.pid, DATA_C, auth));
-      ownRuns.push(await loop(DATA_C, duration, () => query(sql, 'report-data-campaign', params as never[])));
+      ownRuns.push(await loop(DATA_C, duration, () => queryAs(sql, 'report-data-campaign', params as never[])));
     }
     const each = rounds > 1 ? `, median of ${rounds} rounds` : '';
     groupings.campaign = medianRun(campaignRuns);

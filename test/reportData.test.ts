@@ -7,7 +7,7 @@ import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { inlinedQueryText, query, queryText } from '../src/store/queries.ts';
+import { inlinedQueryText, query, queryAs, queryText } from '../src/store/queries.ts';
 import { EXPORT_SETTINGS } from '../src/report/formats/copyStatement.ts';
 import { groupingFile } from '../src/report/query.ts';
 
@@ -387,8 +387,8 @@ demo('creative rows are the same whether facts are summed before the join (long 
   for (const [from, to, name, video] of cases) {
     const params = [accounts, null, from, to, report.currency, name, video];
     type Row = Record<string, unknown>;
-    const after = await query<Row>(t.db.sql, 'report-data-creative', params);
-    const before = await query<Row>(t.db.sql, 'report-data-creative-summed', params);
+    const after = await queryAs<Row>(t.db.sql, 'report-data-creative', params);
+    const before = await queryAs<Row>(t.db.sql, 'report-data-creative-summed', params);
     const what = `${from}..${to} ${name} ${video}`;
     assert.ok(after.length > 0, `${what} has rows`);
     // The same rows in the same order; the sums may differ in their last bits, added up in another order.
@@ -427,7 +427,7 @@ demo(
       ['2026-01-01', '2026-01-20', null, true],
       ['2025-12-20', '2026-01-05', 'a', false],
     ] as const) {
-      const expected = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative', [
+      const expected = await queryAs<Record<string, unknown>>(t.db.sql, 'report-data-creative', [
         same,
         null,
         from,
@@ -440,7 +440,7 @@ demo(
       // Given every account, it still reads only those in the report's currency: never another currency's money
       // unconverted.
       for (const given of [same, all]) {
-        const rows = await query<Record<string, unknown>>(t.db.sql, 'report-data-creative-one-currency', [
+        const rows = await query(t.db.sql, 'report-data-creative-one-currency', [
           given,
           null,
           from,

@@ -2,6 +2,7 @@
 -- updated, and campaign statuses when the file has the column: $2), then facts (a day already loaded is replaced).
 -- Returns {rows, account_ids}; marking them fetched is a statement of its own (mark-fetched), as one statement's
 -- parts cannot see the rows another part inserts.
+-- not null: rows, account_ids
 with accounts as (
   insert into ad_accounts (organization_id, platform, external_id, name, currency)
   select distinct on (platform, account_external_id) $1::uuid, platform, account_external_id, account_name, currency

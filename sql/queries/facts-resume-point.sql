@@ -3,6 +3,7 @@
 -- writer still open (migration 021's advisory lock), less a microsecond, so that "written after" holds of each stamp.
 -- Run on the primary, before the read's source is chosen (a standby it reads from has replayed at least this far).
 -- Returns {resume}, RFC 3339 in UTC to the microsecond.
+-- not null: resume
 select to_char(
          (least(now(), (
            -- A bigint key is shown split: its high half as classid, its low half as objid (objsubid 1).

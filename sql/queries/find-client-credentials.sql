@@ -1,4 +1,5 @@
 -- Returns the client (revoked or not) with the hashes of its secrets that are usable at $2: not revoked, not expired.
+-- not null: id, organization_id, scopes, reports_all, report_ids, ad_accounts_all, ad_account_ids, secret_hashes
 select c.id, c.organization_id, c.scopes, c.reports_all, c.report_ids, c.ad_accounts_all, c.ad_account_ids,
        c.revoked_at,
        coalesce(array_agg(s.secret_hash) filter (where s.id is not null), '{}') as secret_hashes

@@ -1,5 +1,6 @@
 -- Fills synthetic daily facts for every creative of organization $1 from day $2 to day $3 (inclusive), keeping rows
 -- that exist. Numbers are a deterministic function of creative and day, in the ad account's currency. Returns {rows}.
+-- not null: rows
 with inserted as (
   insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day,
                      impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)

@@ -1,4 +1,5 @@
 -- Returns the budget of organization $1 and what is used in the window starting $2.
+-- not null: budget, used
 select coalesce(s.budget_override, p.hourly_budget) as budget, coalesce(w.used, 0) as used
 from subscriptions s
 join plans p on p.code = s.plan_code

@@ -4,6 +4,7 @@
 -- the organization's custom metrics.
 -- version changes with the report's definition, and with the organization's report version (migration 010), which
 -- `readout apply` moves whenever what a report answers may change: a segment's campaigns, an ad account's name.
+-- not null: version
 select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
        to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || ' '
          || coalesce((select v.version from report_versions v where v.organization_id = r.organization_id), 0) as version,

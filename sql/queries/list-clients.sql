@@ -1,4 +1,5 @@
 -- Returns an organization's clients ($1) with their secrets' ids and dates; never a hash.
+-- not null: id, name, scopes, reports_all, report_ids, ad_accounts_all, ad_account_ids, created_at
 select c.id, c.name, c.scopes, c.reports_all, c.report_ids, c.ad_accounts_all, c.ad_account_ids, c.created_at, c.revoked_at,
        coalesce(
          json_agg(json_build_object('secretId', s.id, 'createdAt', s.created_at, 'expiresAt', s.expires_at, 'revokedAt', s.revoked_at)

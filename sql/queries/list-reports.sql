@@ -2,6 +2,7 @@
 -- ($4 all, or ids $5) lets this client read; ordered by name, then id. Ad accounts shown are cut by the
 -- ad-account allow-list ($6 all, or ids $7). And, read in the same statement, the organization's report version
 -- (migration 010).
+-- not null: total, version
 with visible as (
   select r.*
   from reports r

@@ -1,5 +1,6 @@
 -- Stores imported rates: $1 currencies, $2 days, $3 USD per unit (arrays of one length). A day already loaded for a
 -- currency is replaced, and an imported rate replaces the demo's. Returns {rows}.
+-- not null: rows
 with written as (
   insert into fx_rates (currency, day, usd_per_unit, source)
   select r.currency, r.day, r.usd_per_unit, 'import' from unnest($1::text[], $2::date[], $3::float8[]) as r(currency, day, usd_per_unit)

@@ -83,7 +83,7 @@ export function tokenIssuers(sql: Sql, own: string): TokenIssuers {
   let loading: Promise<void> | undefined;
   // One read at a time, shared by every request waiting on it.
   const load = () =>
-    (loading ??= query<{ issuer: string }>(sql, 'list-token-issuers')
+    (loading ??= query(sql, 'list-token-issuers')
       .then((rows) => {
         known = new Set(rows.map((row) => row.issuer));
       })

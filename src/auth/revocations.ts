@@ -24,7 +24,7 @@ export function revocations(sql: Sql, clock: () => number): Revocations {
     (refreshing ??= (async () => {
       const started = clock();
       try {
-        const [row] = await withTimeout(query<{ ids: string[] }>(sql, 'list-revoked-clients'), READ_TIMEOUT_MS);
+        const [row] = await withTimeout(query(sql, 'list-revoked-clients'), READ_TIMEOUT_MS);
         revoked = new Set(row.ids);
         // Age is counted from when the read began: a revocation committed after that may be missing.
         readAt = started;

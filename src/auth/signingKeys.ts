@@ -29,9 +29,9 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
     (loading ??= (async () => {
       loadedAt = clock();
       try {
-        let rows = await query<{ kid: string; secret: Uint8Array }>(sql, 'list-signing-keys');
+        let rows = await query(sql, 'list-signing-keys');
         if (rows.length === 0) {
-          await query(sql, 'create-signing-key', [newKeyId(), newSigningSecret() as unknown as string]);
+          await query(sql, 'create-signing-key', [newKeyId(), newSigningSecret()]);
           rows = await query(sql, 'list-signing-keys');
         }
         keys = rows.map((row) => ({ kid: row.kid, secret: new Uint8Array(row.secret) }));

@@ -13,14 +13,7 @@ export type PlanReader = (organizationId: string) => Promise<Plan | undefined>;
 
 export function storePlanReader(sql: Sql): PlanReader {
   return async (organizationId) => {
-    const [row] = await query<{
-      code: string;
-      name: string;
-      public_api: boolean;
-      conversion_metrics: boolean;
-      budget: number;
-      locked: boolean;
-    }>(sql, 'get-subscription', [organizationId]);
+    const [row] = await query(sql, 'get-subscription', [organizationId]);
     return (
       row && {
         code: row.code,

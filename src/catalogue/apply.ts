@@ -50,7 +50,7 @@ async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) 
   for (const { want } of planned.accounts) {
     const key = `${want.platform}/${want.externalId}`;
     if (!changed('ad account', key)) continue;
-    const [row] = await query<{ id: string }>(tx, 'catalogue-save-ad-account', [
+    const [row] = await query(tx, 'catalogue-save-ad-account', [
       org,
       want.platform,
       want.externalId,
@@ -77,13 +77,7 @@ async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) 
   for (const { want, id } of planned.segments) {
     if (!changed('segment', want.name)) continue;
     const campaigns = want.campaigns.map((key) => stored.campaigns.get(key)!);
-    const [row] = await query<{ id: string }>(tx, 'catalogue-save-segment', [
-      org,
-      id,
-      want.name,
-      want.description,
-      campaigns,
-    ]);
+    const [row] = await query(tx, 'catalogue-save-segment', [org, id, want.name, want.description, campaigns]);
     segmentIds.set(want.name, row.id);
   }
   for (const { want, id } of planned.reports) {

@@ -1,5 +1,5 @@
 // An organization's catalogue as the database holds it, in the file's terms (schema.ts) plus the ids apply writes to.
-import { query, type Queryable } from '../store/queries.ts';
+import { query, queryAs, type Queryable } from '../store/queries.ts';
 
 export type StoredAccount = {
   id: string;
@@ -43,9 +43,10 @@ export type Stored = {
 
 export async function readStored(sql: Queryable, org: string): Promise<Stored> {
   const [[lists], campaigns, [system]] = await Promise.all([
-    query<Omit<Stored, 'campaigns' | 'systemMetrics'>>(sql, 'catalogue-read', [org]),
-    query<{ id: string; key: string }>(sql, 'catalogue-campaigns', [org]),
-    query<{ items: { name: string; conversionDerived: boolean }[] }>(sql, 'list-system-metrics', [1, 1000]),
+    // JSON PostgreSQL does not describe: typed here.
+    queryAs<Omit<Stored, 'campaigns' | 'systemMetrics'>>(sql, 'catalogue-read', [org]),
+    query(sql, 'catalogue-campaigns', [org]),
+    queryAs<{ items: { name: string; conversionDerived: boolean }[] }>(sql, 'list-system-metrics', [1, 1000]),
   ]);
   return {
     ...lists,

@@ -1,6 +1,6 @@
 // `client create|list|revoke` and `client secret add|revoke`: API credentials; a secret is shown once, stored hashed.
 import { transaction, type Sql } from '../store/database.ts';
-import { query } from '../store/queries.ts';
+import { query, queryAs } from '../store/queries.ts';
 import { isScope, SCOPES } from '../auth/scopes.ts';
 import { hashSecret, newClientId, newClientSecret } from '../auth/secrets.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
@@ -23,7 +23,7 @@ async function allowListFlag(sql: Sql, name: string, value: string, org: string,
   if (value === 'all') return { all: true, ids: [] as string[] };
   if (value.trim() === '') throw new UsageError(`--${name} must be all or a comma-separated list of ids`);
   const ids = [...new Set(value.split(',').map((id) => uuidFlag(name, id.trim())))];
-  const found = await query<{ id: string }>(
+  const found = await queryAs<{ id: string }>(
     sql,
     table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts',
     [org, ids],
@@ -62,7 +62,7 @@ export async function clientCreate(sql: Sql, { flags }: Parsed) {
       adAccounts.all,
       adAccounts.ids,
     ]);
-    const [secret] = await query<{ id: string }>(tx, 'create-client-secret', [
+    const [secret] = await query(tx, 'create-client-secret', [
       clientId,
       (await hashSecret(clientSecret)) as never,
       null,
@@ -79,7 +79,7 @@ export async function clientSecretAdd(sql: Sql, { flags }: Parsed, now: number) 
   const f = readFlags(flags, ['client'], ['expires']);
   const expires = expiryFlag(f.expires, now);
   const clientSecret = newClientSecret();
-  const [secret] = await query<{ id: string }>(sql, 'create-client-secret', [
+  const [secret] = await query(sql, 'create-client-secret', [
     f.client,
     (await hashSecret(clientSecret)) as never,
     expires,
@@ -109,26 +109,13 @@ export async function clientRevoke(sql: Sql, { flags }: Parsed) {
   return result({ clientId: f.client, revoked: true }, `client ${f.client} revoked; its tokens stop within a second`);
 }
 
-type ClientRow = {
-  id: string;
-  name: string;
-  scopes: string[];
-  reports_all: boolean;
-  report_ids: string[];
-  ad_accounts_all: boolean;
-  ad_account_ids: string[];
-  created_at: Date;
-  revoked_at: Date | null;
-  secrets: unknown[];
-};
-
 /** An allow-list in a table: all, or how many ids. */
 const allOr = (list: string | string[]) => (typeof list === 'string' ? list : `${list.length} listed`);
 
 export async function clientList(sql: Sql, { flags }: Parsed) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
-  const rows = await query<ClientRow>(sql, 'list-clients', [org]);
+  const rows = await query(sql, 'list-clients', [org]);
   const clients = rows.map((row) => ({
     clientId: row.id,
     name: row.name,

@@ -1,7 +1,7 @@
 // `import`, `generate` and `account connection`: loading platform data (docs/decisions.md §10).
 import { transaction, type Sql } from '../store/database.ts';
 import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
-import { query, type Queryable } from '../store/queries.ts';
+import { query, queryAs, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { requireOrganization } from './org.ts';
@@ -180,7 +180,7 @@ function batchSink(tx: Queryable): Sink {
     // One array a staging column: the line number, the file's columns, the campaign's status.
     const columns = Array.from({ length: IMPORT_COLUMNS.length + 2 }, (_, c) => batch.map((row) => row[c]));
     batch = [];
-    await query(tx, 'stage-import-rows', columns as never[]);
+    await queryAs(tx, 'stage-import-rows', columns as never[]);
   };
   return {
     async add(row) {
@@ -236,16 +236,12 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
       sink.abort(error);
       throw error;
     }
-    const [conflict] = await query<{ line: number; existing: string; given: string }>(
-      tx,
-      'find-import-currency-conflict',
-      [org],
-    );
+    const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
     if (conflict)
       throw new UsageError(
         `--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`,
       );
-    const [out] = await query<{ rows: number; account_ids: string[] }>(tx, 'apply-import', [org, withStatus]);
+    const [out] = await query(tx, 'apply-import', [org, withStatus]);
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
   });
@@ -309,7 +305,7 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
       const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last)))
         .toISOString()
         .slice(0, 10);
-      const [out] = await query<{ rows: number }>(tx, 'generate-facts', [org, from, to]);
+      const [out] = await query(tx, 'generate-facts', [org, from, to]);
       written += out.rows;
       progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${written} fact rows`);
     }

@@ -303,7 +303,7 @@ export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> 
   const out = await transaction(sql, async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
-    const [existing] = await query<{ id: string }>(tx, 'find-demo-client', [org]);
+    const [existing] = await query(tx, 'find-demo-client', [org]);
     const clientId = existing?.id ?? newClientId();
     if (!existing) {
       await query(tx, 'create-client', [clientId, org, 'Demo client', [...SCOPES], true, [], true, []]);

@@ -8,14 +8,12 @@ import { result, type CommandResult } from './output.ts';
 /** Rows a statement writes at a time: a history file holds hundreds of thousands. */
 const BATCH = 20_000;
 
-type Unconvertible = { currency: string; needed_from: string; first_rate: string | null };
-
 /**
  * Currencies whose money cannot be converted somewhere (no rate on or before the first day it is needed), each with
  * the command that fixes it: shown by `fx import` and `import` (stderr, and `warnings` with --json).
  */
 export async function rateWarnings(sql: Sql): Promise<string[]> {
-  const rows = await query<Unconvertible>(sql, 'find-unconvertible-currencies');
+  const rows = await query(sql, 'find-unconvertible-currencies');
   return rows.map(
     (row) =>
       `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} but money from ${row.needed_from}: ` +
@@ -43,7 +41,7 @@ export async function fxImport(
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {
       const batch = rates.slice(at, at + BATCH);
-      const [out] = await query<{ rows: number }>(tx as unknown as Sql, 'upsert-fx-rates', [
+      const [out] = await query(tx as unknown as Sql, 'upsert-fx-rates', [
         batch.map((r) => r.currency),
         batch.map((r) => r.day),
         batch.map((r) => r.usdPerUnit),
@@ -68,10 +66,7 @@ export async function fxImport(
 
 export async function fxList(sql: Sql, { flags }: Parsed): Promise<CommandResult> {
   readFlags(flags, []);
-  const rows = await query<{ currency: string; first: string; last: string; days: number; sources: string[] }>(
-    sql,
-    'list-fx-coverage',
-  );
+  const rows = await query(sql, 'list-fx-coverage');
   const currencies = rows.map((r) => ({
     currency: r.currency,
     first: r.first,

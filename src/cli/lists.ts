@@ -3,7 +3,7 @@
 // organization's lists are the API's own list queries, read whole with nothing cut by an allow-list, so the JSON
 // holds the objects the API answers with (spec/openapi.json).
 import type { Sql } from '../store/database.ts';
-import { query } from '../store/queries.ts';
+import { query, queryAs } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import type { ListRow } from '../http/paging.ts';
 import { readFlags, uuidFlag, type Parsed } from './args.ts';
@@ -13,7 +13,7 @@ import { result, table } from './output.ts';
 type Row = Record<string, unknown>;
 
 export async function orgList(sql: Sql) {
-  const organizations = await query<Row>(sql, 'cli-list-organizations');
+  const organizations = await query(sql, 'cli-list-organizations');
   const text = table(organizations, ['id', 'name', 'currency', 'plan', 'budgetPerHour', 'locked']);
   return result({ organizations }, text || 'no organizations');
 }
@@ -26,7 +26,7 @@ const EVERYTHING = [true, []];
 async function allItems(sql: Sql, name: QueryName, params: unknown[]): Promise<Row[]> {
   const items: Row[] = [];
   for (let page = 1; ; page++) {
-    const [row] = await query<ListRow>(sql, name, [page, PAGE, ...params] as never[]);
+    const [row] = await queryAs<ListRow>(sql, name, [page, PAGE, ...params] as never[]);
     items.push(...(row.items as Row[]));
     if (items.length >= row.total || row.items.length === 0) return items;
   }

@@ -7,13 +7,13 @@ import { result } from './output.ts';
 const CURRENCY = /^[A-Z]{3}$/;
 
 async function planCode(sql: Sql, code: string): Promise<string> {
-  const codes = (await query<{ code: string }>(sql, 'list-plans')).map((row) => row.code);
+  const codes = (await query(sql, 'list-plans')).map((row) => row.code);
   if (!codes.includes(code)) throw new UsageError(`--plan must be one of ${codes.join(', ')}, got "${code}"`);
   return code;
 }
 
 export async function requireOrganization(sql: Sql, id: string) {
-  const [org] = await query<{ id: string; name: string; currency: string }>(sql, 'get-organization', [id]);
+  const [org] = await query(sql, 'get-organization', [id]);
   if (!org) throw new UsageError(`no organization ${id}`);
   return org;
 }
@@ -26,7 +26,7 @@ export async function orgCreate(sql: Sql, { flags }: Parsed) {
   // Business is the smallest plan with API access: a new organization works out of the box.
   const plan = await planCode(sql, f.plan ?? 'business');
   const organizationId = await transaction(sql, async (tx) => {
-    const [org] = await query<{ id: string }>(tx, 'create-organization', [name, currency]);
+    const [org] = await query(tx, 'create-organization', [name, currency]);
     await query(tx, 'create-subscription', [org.id, plan]);
     return org.id;
   });
@@ -44,7 +44,7 @@ export async function planSet(sql: Sql, { flags }: Parsed) {
     budget = Number(f.budget);
   }
   await requireOrganization(sql, org);
-  const [row] = await query<{ budget: number }>(sql, 'set-plan', [org, plan, budget]);
+  const [row] = await query(sql, 'set-plan', [org, plan, budget]);
   return result(
     { organizationId: org, plan, limitPerHour: row.budget },
     `organization ${org}: plan ${plan}, ${row.budget} an hour`,
@@ -65,7 +65,7 @@ export function subscriptionLock(locked: boolean) {
 
 /** Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration 018). */
 export async function deleteOrganization(sql: Sql, org: string) {
-  const [row] = await query<{ clients: number; factRows: number }>(sql, 'delete-organization', [org]);
+  const [row] = await query(sql, 'delete-organization', [org]);
   await query(sql, 'analyze-facts');
   return row;
 }

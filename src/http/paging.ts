@@ -1,7 +1,7 @@
 // The paging envelope and its parameters (docs/decisions.md §8).
 import * as v from 'valibot';
 import type { Sql } from '../store/database.ts';
-import { query, type QueryName } from '../store/queries.ts';
+import { queryAs, type QueryName } from '../store/queries.ts';
 import { wholeNumber } from './queryParams.ts';
 import { json } from './respond.ts';
 
@@ -24,7 +24,7 @@ export async function listPage(
   paging: Paging,
   params: (string | number | boolean | null | string[])[] = [],
 ) {
-  const [row] = await query<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
+  const [row] = await queryAs<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
   return json(envelope(paging, row));
 }
 

@@ -16,7 +16,7 @@ export function readResumePoint(primary: Sql) {
   return async function withResumePoint(ctx: Context): Promise<void> {
     if (ctx.query.interval === undefined) return;
     try {
-      const [row] = await query<{ resume: string }>(primary, 'facts-resume-point');
+      const [row] = await query(primary, 'facts-resume-point');
       ctx.resumeAt = row.resume;
     } catch (error) {
       ctx.resumeAt = error instanceof Error ? error : new Error(String(error));

@@ -5,7 +5,7 @@ import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
 import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
-import { query, queryText, type Queryable } from '../store/queries.ts';
+import { query, queryAs, queryText, type Queryable } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { metricSql, tidySql, writeMetrics, type Sums } from './metrics.ts';
 import type { Interval } from './params.ts';
@@ -25,10 +25,7 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now: number): Promise<DayRange> {
   let { dateFrom: from, dateTo: to } = data.params;
   if (!from || !to) {
-    const pending = query<{ first: string | null; last: string | null }>(lent.sql, 'get-report-span', [
-      data.accountIds,
-      data.campaignIds,
-    ]);
+    const pending = query(lent.sql, 'get-report-span', [data.accountIds, data.campaignIds]);
     const [span] = await beforeDeadline(ctx, lent, pending);
     from ??= span.first ?? today(now);
     to ??= span.last ?? today(now);
@@ -133,7 +130,7 @@ export function groupingStatement(data: PreparedData, range: DayRange, oneCurren
 export function groupingQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
   const { file, text, params } = groupingStatement(data, range);
   const plain = data.params.sort === undefined && data.params.interval === undefined;
-  return plain ? query<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
+  return plain ? queryAs<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */

@@ -1,7 +1,7 @@
 // What a report data request reads: the report as this client may see it.
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
-import { query } from '../store/queries.ts';
+import { queryAs } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 
@@ -34,7 +34,8 @@ export async function readScope(sql: Sql, ctx: Context): Promise<ReportScope | u
   const id = ctx.params.id ?? '';
   if (!isUuid(id)) return undefined;
   const principal = ctx.principal!;
-  const [row] = await query<ReportScope>(sql, 'get-report-scope', [
+  // Its lists are JSON, which PostgreSQL does not describe: typed here.
+  const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', [
     id.toLowerCase(),
     principal.organizationId,
     ...allowList(principal.reports),

@@ -23,10 +23,7 @@ export function me({ sql, clock, plans, quota }: MeDeps) {
     const resetAt = new Date(now + secondsToReset(now) * 1000);
     resetAt.setUTCMinutes(0, 0, 0);
     const [nearest, planStanding, quotaStanding] = await Promise.all([
-      withTimeout(
-        query<{ nearest: Date | null }>(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]),
-        READ_TIMEOUT_MS,
-      ).then(
+      withTimeout(query(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]), READ_TIMEOUT_MS).then(
         ([row]) => row.nearest?.toISOString() ?? null,
         () => null,
       ),

@@ -14,7 +14,7 @@ export function organizations() {
       ]);
     },
     async get(ctx: Context): Promise<Response> {
-      const [row] = await query<{ item: unknown }>(readSql(ctx), 'get-organization-record', [ownOrganization(ctx)]);
+      const [row] = await query(readSql(ctx), 'get-organization-record', [ownOrganization(ctx)]);
       if (!row) throw notFound('organization');
       return json(row.item);
     },

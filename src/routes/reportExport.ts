@@ -33,9 +33,7 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
   return async function getReportExport(ctx: Context): Promise<Response> {
     const data = await prepareData(ctx, ctx.plan!, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const names = await query<{ name: string; display_name: string }>(readSql(ctx), 'list-metric-display-names', [
-      ctx.principal!.organizationId,
-    ]);
+    const names = await query(readSql(ctx), 'list-metric-display-names', [ctx.principal!.organizationId]);
     const lent = await lane.connection(ctx);
     const range = await dayRange(lent, ctx, data, clock());
     const rows =

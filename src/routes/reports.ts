@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { readSql, type Context } from '../http/context.ts';
 import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
-import { query } from '../store/queries.ts';
+import { queryAs } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { principalKey, reportCache } from '../report/reportCache.ts';
 import { jsonText } from '../http/respond.ts';
@@ -40,7 +40,7 @@ export function reports() {
         ...allowList(principal.reports),
         ...allowList(principal.adAccounts),
       ];
-      const [row] = await query<ListRow & { version: number }>(readSql(ctx), 'list-reports', params);
+      const [row] = await queryAs<ListRow & { version: number }>(readSql(ctx), 'list-reports', params);
       const text = JSON.stringify(envelope(paging, row));
       kept.set(key, row.version, text);
       return jsonText(text);
@@ -58,7 +58,7 @@ export function reports() {
           ...allowList(principal.reports),
           ...allowList(principal.adAccounts),
         ];
-        const [row] = await query<{ item: unknown; version: number }>(readSql(ctx), 'get-report', params);
+        const [row] = await queryAs<{ item: unknown; version: number }>(readSql(ctx), 'get-report', params);
         body = row.item === null ? '' : JSON.stringify(row.item);
         kept.set(key, row.version, body);
       }

@@ -3,7 +3,7 @@ import { issueAccessToken, type TokenGrant, type TokenIssuers } from '../auth/ac
 import { BodyTooLarge, readBodyText } from '../http/body.ts';
 import type { Context } from '../http/context.ts';
 import type { Sql } from '../store/database.ts';
-import { query } from '../store/queries.ts';
+import { query, type QueryRow } from '../store/queries.ts';
 import { json } from '../http/respond.ts';
 import { AUDIENCE, isScope, type Scope } from '../auth/scopes.ts';
 import { secretMatches } from '../auth/secrets.ts';
@@ -53,17 +53,8 @@ export function tokenFailure(error: unknown): Response {
   });
 }
 
-type ClientRow = {
-  id: string;
-  organization_id: string;
-  scopes: string[];
-  reports_all: boolean;
-  report_ids: string[];
-  ad_accounts_all: boolean;
-  ad_account_ids: string[];
-  revoked_at: Date | null;
-  secret_hashes: Uint8Array[];
-};
+/** A client and its live secrets, as the query describes them. */
+type ClientRow = QueryRow<'find-client-credentials'>;
 
 /** RFC 6749 §2.3.1: client_id and client_secret, each form-urlencoded, joined by a colon, in Basic. */
 function basicCredentials(header: string | null): { id: string; secret: string } | 'malformed' | undefined {
@@ -193,10 +184,7 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     let client: ClientRow | undefined;
     try {
       [client] = couldBeClientId
-        ? await withTimeout(
-            query<ClientRow>(sql, 'find-client-credentials', [given.id, new Date(now)]),
-            STORE_TIMEOUT_MS,
-          )
+        ? await withTimeout(query(sql, 'find-client-credentials', [given.id, new Date(now)]), STORE_TIMEOUT_MS)
         : [];
     } catch (error) {
       return refuse(tokenFailure(error));

@@ -113,7 +113,7 @@ export class Lent {
       return;
     }
     if (this.pid !== undefined) return;
-    const [row] = await query<{ pid: number; embedded: boolean }>(this.sql, 'get-backend');
+    const [row] = await query(this.sql, 'get-backend');
     this.pid = row.embedded ? null : row.pid;
   }
 

@@ -1,6 +1,7 @@
 // Runs the named queries of sql/queries; the function is named after the file, the connection passed in.
 import type { Sql } from './database.ts';
 import type { QueryName } from './queryNames.ts';
+import type { QueryTypes } from './queryTypes.ts';
 import { queryTexts } from './sqlFiles.ts';
 
 const texts = queryTexts();
@@ -25,8 +26,23 @@ export function queryText(name: QueryName): string {
   return text;
 }
 
-/** Runs sql/queries/NAME.sql with $1.. parameters: a prepared statement, or for report data planned each call. */
-export function query<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
+/** A query's row and parameters, as PostgreSQL describes them (queryTypes.ts, written by `npm run sql:types`). */
+export type QueryRow<N extends QueryName> = QueryTypes[N]['row'];
+export type QueryParams<N extends QueryName> = QueryTypes[N]['params'];
+
+/**
+ * Runs sql/queries/NAME.sql with $1.. parameters: a prepared statement, or for report data planned each call. Its
+ * rows and parameters are typed from the query itself, so a column renamed under a caller fails tsc.
+ */
+export function query<N extends QueryName>(sql: Queryable, name: N, params?: QueryParams<N>) {
+  return sql.unsafe<QueryRow<N>[]>(queryText(name), (params ?? []) as never[], { prepare: !planEachCall(name) });
+}
+
+/**
+ * query with rows the caller types: for a query whose name is chosen at run time (a grouping's, a list's), or whose
+ * columns are JSON PostgreSQL cannot describe.
+ */
+export function queryAs<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
   return sql.unsafe<Row[]>(queryText(name), params as never[], { prepare: !planEachCall(name) });
 }
 

@@ -74,7 +74,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
 
   async function watch() {
     try {
-      const [{ lsn }] = await withTimeout(query<{ lsn: string }>(primary.sql, 'wal-flushed'), CHECK_TIMEOUT_MS);
+      const [{ lsn }] = await withTimeout(query(primary.sql, 'wal-flushed'), CHECK_TIMEOUT_MS);
       seen.push({ at: clock(), lsn: lsnValue(lsn) });
       while (seen.length > 2 && clock() - seen[1].at > options.maxLagMs * 2 + 10_000) seen.shift();
     } catch {
@@ -85,10 +85,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
 
   async function check(standby: Standby) {
     try {
-      const [row] = await withTimeout(
-        query<{ standby: boolean; replayed: string | null }>(standby.sql, 'standby-position'),
-        CHECK_TIMEOUT_MS,
-      );
+      const [row] = await withTimeout(query(standby.sql, 'standby-position'), CHECK_TIMEOUT_MS);
       if (!row.standby || row.replayed === null) throw new Error('not a standby (not in recovery)');
       const replayed = lsnValue(row.replayed);
       const caughtUpTo = seen.findLast((s) => s.lsn <= replayed);
@@ -117,10 +114,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   /** Whether the standby has replayed up to lsn; a standby that cannot say is marked unusable until the next watch. */
   async function caughtUp(standby: Standby, lsn: string): Promise<boolean> {
     try {
-      const [row] = await withTimeout(
-        query<{ caught_up: boolean | null }>(standby.sql, 'standby-caught-up', [lsn]),
-        CHECK_TIMEOUT_MS,
-      );
+      const [row] = await withTimeout(query(standby.sql, 'standby-caught-up', [lsn]), CHECK_TIMEOUT_MS);
       return row.caught_up === true;
     } catch (error) {
       standby.state = {
@@ -136,7 +130,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
     async source() {
       const usable = standbys.filter((s) => s.state.usable);
       if (!usable.length) return primary;
-      const [{ lsn }] = await query<{ lsn: string }>(primary.sql, 'wal-flushed');
+      const [{ lsn }] = await query(primary.sql, 'wal-flushed');
       // Round robin over the usable standbys, starting at the next one; each may wait a moment to catch up.
       const start = next++ % usable.length;
       const order = [...usable.slice(start), ...usable.slice(0, start)];

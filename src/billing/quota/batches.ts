@@ -51,7 +51,7 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
         // A call the store never answers must not hold the subscription's later charges behind it.
         const rows = await withTimeout(
           withSettings((sql) =>
-            query<Standing>(sql, 'charge-quota-batch', [
+            query(sql, 'charge-quota-batch', [
               organizationId,
               new Date(window),
               batch.map((w) => w.clientId),

@@ -123,12 +123,7 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       }
       try {
         const [row] = await withSettings((sql) =>
-          query<{ budget: number; used: number }>(sql, 'refund-quota', [
-            organizationId,
-            clientId,
-            new Date(charge.window),
-            charge.cost,
-          ]),
+          query(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
         );
         ctx.log.cost = 0;
         if (row)
@@ -141,7 +136,7 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
     async standing(organizationId) {
       const window = windowStart(clock());
       const [row] = await withTimeout(
-        query<{ budget: number; used: number }>(sql, 'get-quota-standing', [organizationId, new Date(window)]),
+        query(sql, 'get-quota-standing', [organizationId, new Date(window)]),
         STORE_READ_TIMEOUT_MS,
       );
       return row && { budget: row.budget, used: leases.used(organizationId, window, row.used) };
