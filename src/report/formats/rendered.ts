@@ -4,7 +4,9 @@
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
 // core. The text is byte for byte what sheetRow.ts and JSON.stringify write from cells (test/rendered.test.ts), so the file is the
-// same either way, custom metrics included (their formulas in SQL, metricSql). The data
+// same either way, custom metrics included (their formulas in SQL, metricSql), but for one spelling: an integer past
+// 2^53 halfway between two shortest spellings is written exactly, where JavaScript writes its shortest digits; both
+// read back as the same double. The data
 // endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
