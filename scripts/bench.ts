@@ -56,7 +56,7 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-const runs = (part: 'http' | 'data' | 'periods' | 'currencies' | 'exports' | 'fair' | 'replicas') =>
+const runs = (part: 'http' | 'data' | 'periods' | 'currencies' | 'exports' | 'fair' | 'replicas' | 'footprint') =>
   only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL)
@@ -602,6 +602,51 @@ const replicasSkipped = () =>
   runs('replicas') && !postgresBin()
     ? (log("replicas: skipped, needs PostgreSQL's server binaries (Debian's postgresql package)"), true)
     : false;
+/**
+ * The embedded database's idle memory: a server started on an empty DATA_DIR (its first start, the demo seeded), and
+ * the same started again, each measured at its first answer to /v1/health and ten seconds later.
+ */
+async function footprintPart(): Promise<{ rows: string[]; targets: [string, string, boolean][] }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'readout-bench-footprint-'));
+  const measure = async (what: string) => {
+    const server = await start(pin(0, serverCommand()), {
+      PORT: '0',
+      DATA_DIR: dataDir,
+      DATABASE_URL: undefined,
+      DEMO: 'on',
+    });
+    processes.push(server);
+    await fetch(`${server.url}/v1/health`).then((res) => res.arrayBuffer());
+    const atHealth = rssMb(server.pid);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const later = rssMb(server.pid);
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    return { what, atHealth, later };
+  };
+  try {
+    log('footprint: a first start on an empty DATA_DIR, then a restart');
+    const runs = [await measure('first start (empty DATA_DIR, demo seeded)'), await measure('restart')];
+    const f = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+    return {
+      rows: runs.map(
+        (r) =>
+          `| embedded server idle, ${r.what}: at its first health, and 10 s later | | | | ${f(r.atHealth)}, ${f(r.later)} |`,
+      ),
+      targets: runs.map(
+        (r) =>
+          [`embedded idle RSS ≤ 300 MB, ${r.what}`, `${f(r.later)} MB`, r.later <= 300] as [string, string, boolean],
+      ),
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+if (only === 'footprint') {
+  const part = await footprintPart();
+  console.log([machine('embedded PGlite'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
+  process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
+}
 if (only === 'replicas') {
   if (replicasSkipped()) process.exit(0);
   const part = await replicasPart();

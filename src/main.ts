@@ -13,6 +13,8 @@ import type { Serve } from './serve/types.ts';
 import { seedDemo, type DemoCredentials } from './cli/demo.ts';
 import { bundled } from './bundled.ts';
 import type { Sql } from './store/database.ts';
+import { PREPARE_DATA_DIR, prepareApart } from './serve/initDataDir.ts';
+import { isFresh } from './store/embedded.ts';
 
 type Demo = DemoCredentials;
 
@@ -80,6 +82,37 @@ async function prepareStore(sql: Sql) {
   return config.demo === 'auto' ? seedDemoWhenEmpty(sql) : undefined;
 }
 let demo: Demo | undefined;
+// A process started to prepare the embedded database's folder does that, prints the demo it made, and exits.
+const preparing = process.env[PREPARE_DATA_DIR];
+if (preparing !== undefined) {
+  const db = await step(() => openDatabase({ dataDir: preparing, max: 1 }));
+  try {
+    process.stdout.write(`${JSON.stringify({ demo: (await step(() => prepareStore(db.sql))) ?? null })}\n`);
+  } finally {
+    await db.close();
+  }
+  process.exit(0);
+}
+// A fresh embedded folder is prepared in a process apart, so this one idles as it would after a restart.
+let prepared = false;
+if (!config.databaseUrl && config.dataDir && isFresh(config.dataDir)) {
+  const printed = await step(
+    () =>
+      prepareApart(config.dataDir!).catch((error: { exitCode?: number }) => {
+        // What stopped it (an unusable DATA_DIR, a holder that does not answer) is already one line on stderr.
+        if (error.exitCode === 2) process.exit(2);
+        throw error;
+      }),
+    (error) => (error instanceof Error ? error.message : undefined),
+  );
+  if (printed !== undefined) {
+    // Its log lines (the migrations applied) are this server's; the last line is the demo it made.
+    const lines = printed.trim().split('\n');
+    for (const line of lines.slice(0, -1)) writeLine(line);
+    demo = JSON.parse(lines.at(-1)!).demo ?? undefined;
+    prepared = true;
+  }
+}
 if (config.databaseUrl) {
   const reach = (error: unknown) => databaseProblem(error, config.migrationDatabaseUrl!);
   const setup = await step(
@@ -105,7 +138,7 @@ const database = await step(
 );
 // DATABASE_POOL_MODE=auto is decided by the server's answer at startup: the app and the standbys follow it.
 config = { ...config, poolMode: database.poolMode };
-if (!config.databaseUrl) demo = await step(() => prepareStore(database.sql));
+if (!config.databaseUrl && !prepared) demo = await step(() => prepareStore(database.sql));
 // Migrations may have run elsewhere (MIGRATION_DATABASE_URL): DATABASE_URL is tried before the port opens, so a
 // pooler that refuses its settings is one line at start rather than a 503 on every request.
 else if (config.migrationDatabaseUrl !== config.databaseUrl)

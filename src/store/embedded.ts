@@ -1,6 +1,7 @@
 // The embedded database (docs/decisions.md §1): PGlite in DATA_DIR, one process's files, served to the others on a
 // private Unix socket that only this user can reach.
 import postgres from 'postgres';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -106,6 +107,17 @@ async function socketPath(dataDir: string): Promise<{ path: string; remove: () =
   return { path: join(dir, 'readout.sock'), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * PGlite's settings beside its defaults. shared_buffers 16 MB, not PostgreSQL's 128 MB: PGlite keeps its buffers in
+ * the process's own WebAssembly memory, which never shrinks, so they are resident for good, while the files it reads
+ * stay in the operating system's cache as well. An embedded database is a small one (BENCHMARKS.md, "Embedded idle
+ * memory").
+ */
+const SETTINGS = ['-c', 'shared_buffers=16MB'];
+
+/** A folder no PGlite has initialised yet. */
+export const isFresh = (dataDir: string) => !existsSync(join(dataDir, 'PG_VERSION'));
+
 export async function openEmbedded(options: DatabaseOptions, release: () => Promise<void>): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
@@ -114,6 +126,7 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
     pglite = await PGlite.create({
       dataDir: options.dataDir,
       loadDataDir: options.template,
+      startParams: [...PGlite.defaultStartParams, ...SETTINGS],
       ...(await bundled.pglite?.()),
     });
   } catch (error) {
