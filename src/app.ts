@@ -153,9 +153,10 @@ export function createApp(deps: AppDeps): App {
       refuseUndeclared,
     );
 
-  // docs/decisions.md §8: only GET and HEAD exist under /v1.
+  // docs/decisions.md §8: only GET and HEAD exist under /v1. Checked before routing (HEAD is routed as GET), so no
+  // route's match pays for it.
   const onlyGetAndHead = (ctx: Context) => {
-    if (ctx.method !== 'GET') {
+    if (ctx.method !== 'GET' && (ctx.path === '/v1' || ctx.path.startsWith('/v1/'))) {
       throw new ApiError(
         'not-found',
         `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`,
@@ -179,25 +180,25 @@ export function createApp(deps: AppDeps): App {
   const router = Router<Context, []>({
     catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
   });
+  // itty-router tries the routes in order, a pattern match each: the ones clients call most come first.
   router
+    .get('/v1/reports/:id/data', route(heavy('reports:data', dataCost), reportData(clock, lane)))
+    .get('/v1/reports', route(guarded('reports:read', 1), reportList.list))
+    .get('/v1/reports/:id', route(guarded('reports:read', 1), reportList.get))
+    .get('/v1/reports/:id/export.csv', route(heavy('reports:export', exportCost), reportExport(clock, lane, 'csv')))
+    .get('/v1/reports/:id/export.xlsx', route(heavy('reports:export', exportCost), reportExport(clock, lane, 'xlsx')))
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds: config.tokenTtlSeconds }))
-    .all('/v1/*', onlyGetAndHead)
-    .get('/v1/health', refuseUndeclared, liveness)
-    .get('/v1/openapi.json', refuseUndeclared, published.openapi)
-    .get('/v1/docs', refuseUndeclared, published.docs)
-    .get('/v1/me', withPrincipal, refuseUndeclared, me({ sql, clock, plans, quota: meter }))
-    .get('/v1/organizations', guarded('organizations:read', 1), orgs.list)
-    .get('/v1/organizations/:id', guarded('organizations:read', 1), orgs.get)
-    .get('/v1/organizations/:id/ad-accounts', guarded('ad-accounts:read', 1), adAccounts())
-    .get('/v1/organizations/:id/segments', guarded('segments:read', 1), segments())
-    .get('/v1/organizations/:id/campaigns', guarded('campaigns:read', 1), campaigns())
-    .get('/v1/organizations/:id/metrics', guarded('reports:read', 1), catalogue.organization)
-    .get('/v1/metrics', guarded('reports:read', 1), catalogue.system)
-    .get('/v1/reports', guarded('reports:read', 1), reportList.list)
-    .get('/v1/reports/:id', guarded('reports:read', 1), reportList.get)
-    .get('/v1/reports/:id/data', heavy('reports:data', dataCost), reportData(clock, lane))
-    .get('/v1/reports/:id/export.csv', heavy('reports:export', exportCost), reportExport(clock, lane, 'csv'))
-    .get('/v1/reports/:id/export.xlsx', heavy('reports:export', exportCost), reportExport(clock, lane, 'xlsx'))
+    .get('/v1/health', route(refuseUndeclared, liveness))
+    .get('/v1/me', route(inOrder(withPrincipal, refuseUndeclared), me({ sql, clock, plans, quota: meter })))
+    .get('/v1/organizations', route(guarded('organizations:read', 1), orgs.list))
+    .get('/v1/organizations/:id', route(guarded('organizations:read', 1), orgs.get))
+    .get('/v1/organizations/:id/ad-accounts', route(guarded('ad-accounts:read', 1), adAccounts()))
+    .get('/v1/organizations/:id/segments', route(guarded('segments:read', 1), segments()))
+    .get('/v1/organizations/:id/campaigns', route(guarded('campaigns:read', 1), campaigns()))
+    .get('/v1/organizations/:id/metrics', route(guarded('reports:read', 1), catalogue.organization))
+    .get('/v1/metrics', route(guarded('reports:read', 1), catalogue.system))
+    .get('/v1/openapi.json', route(refuseUndeclared, published.openapi))
+    .get('/v1/docs', route(refuseUndeclared, published.docs))
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
     .all('*', noSuchPath);
@@ -243,6 +244,7 @@ export function createApp(deps: AppDeps): App {
         startedAt,
         () => (deadline ??= new AbortController()).signal,
       ));
+      onlyGetAndHead(routed);
       // The route's answer or, at the deadline, request-timeout: one promise, not a race of two.
       const answered = new Promise<Response | undefined>((resolve, reject) => {
         timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
@@ -337,6 +339,17 @@ function inOrder(...steps: Step[]): Step {
   };
   return function guards(ctx) {
     return from(ctx, 0);
+  };
+}
+
+/**
+ * A route's checks and its handler as the one handler itty-router awaits: it awaits each handler it is given, a
+ * promise and a microtask turn apiece, though the checks answer from memory on nearly every request.
+ */
+function route(checks: Step, handler: (ctx: Context) => Response | Promise<Response>) {
+  return function routed(ctx: Context): Response | Promise<Response> {
+    const waiting = checks(ctx);
+    return waiting instanceof Promise ? waiting.then(() => handler(ctx)) : handler(ctx);
   };
 }
 
