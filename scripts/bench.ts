@@ -736,14 +736,35 @@ try {
   const f = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
   if (runs('http')) {
+    // The same src/ on Bun and Deno, against the same database, on the same core, loaded by the same autocannon: the
+    // runtimes side by side. The embedded database is one process's own, so an embedded run measures Node alone.
+    const runtimes: { name: string; proc: Proc }[] = [];
+    if (!embedded) {
+      for (const [name, cmd] of [
+        ['Bun', ['node_modules/.bin/bun', 'src/main.ts']],
+        ['Deno', ['node_modules/.bin/deno', 'run', '-A', 'src/main.ts']],
+      ] as const) {
+        const proc = await start(pin(0, [...cmd]), serverEnv);
+        processes.push(proc);
+        runtimes.push({ name, proc });
+        await load(`${proc.url}/v1/reports`, proc.pid, 8, auth, 2);
+      }
+    }
     const bareRuns: Load[] = [];
     const healthRuns: Load[] = [];
     const reportsRuns: Load[] = [];
+    const elsewhere = runtimes.map(() => ({ health: [] as Load[], reports: [] as Load[] }));
     for (let round = 1; round <= rounds; round++) {
-      log(`http round ${round}/${rounds}: bare node:http, /v1/health, /v1/reports`);
+      log(
+        `http round ${round}/${rounds}: bare node:http, /v1/health, /v1/reports${runtimes.map((r) => `, on ${r.name}`).join('')}`,
+      );
       bareRuns.push(await load(`${bare.url}/`, bare.pid, 32));
       healthRuns.push(await load(`${server.url}/v1/health`, server.pid, 32));
       reportsRuns.push(await load(`${server.url}/v1/reports`, server.pid, 32, auth));
+      for (const [i, { proc }] of runtimes.entries()) {
+        elsewhere[i].health.push(await load(`${proc.url}/v1/health`, proc.pid, 32));
+        elsewhere[i].reports.push(await load(`${proc.url}/v1/reports`, proc.pid, 32, auth));
+      }
     }
     const each = rounds > 1 ? ` (median of ${rounds} rounds)` : '';
     rows.push(
@@ -751,6 +772,12 @@ try {
       [`GET /v1/health${each}`, medianRun(healthRuns)],
       [`GET /v1/reports${each}`, medianRun(reportsRuns)],
     );
+    for (const [i, { name }] of runtimes.entries()) {
+      rows.push(
+        [`GET /v1/health on ${name}${each}`, medianRun(elsewhere[i].health)],
+        [`GET /v1/reports on ${name}${each}`, medianRun(elsewhere[i].reports)],
+      );
+    }
     const healthShare = median(healthRuns.map((r, i) => r.rps / bareRuns[i].rps));
     const reportsShare = median(reportsRuns.map((r, i) => r.rps / healthRuns[i].rps));
     const reportsRps = medianRun(reportsRuns).rps;
@@ -773,6 +800,22 @@ try {
         reportsShare >= 0.4 && clean(...healthRuns, ...reportsRuns),
       ],
     );
+    // Node is what `npm start` runs: within 80 % of Bun's pace on both paths, each round's pair measured back to back.
+    const bun = runtimes.findIndex((r) => r.name === 'Bun');
+    if (bun >= 0) {
+      for (const [path, ours, theirs] of [
+        ['/v1/health', healthRuns, elsewhere[bun].health],
+        ['/v1/reports', reportsRuns, elsewhere[bun].reports],
+      ] as const) {
+        const ratios = ours.map((r, i) => r.rps / theirs[i].rps);
+        const share = median(ratios);
+        targets.push([
+          `${path} on Node ≥ 80 % of Bun`,
+          `${f(share * 100)} %${roundsNote(ratios)}${errorNote(...ours, ...theirs)}`,
+          share >= 0.8 && clean(...ours, ...theirs),
+        ]);
+      }
+    }
   }
 
   if (runs('data')) {
