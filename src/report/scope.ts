@@ -4,6 +4,8 @@ import type { Sql } from '../store/database.ts';
 import { queryAs } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
+import { principalKey } from './reportCache.ts';
+import { sharedReads } from '../store/sharedReads.ts';
 
 export type ScopeAccount = {
   id: string;
@@ -29,19 +31,27 @@ export type ReportScope = {
   custom_metrics: CustomMetric[];
 };
 
+/**
+ * Every data request and every 304 reads its report: a dashboard's panels, refreshed together, ask for the same one
+ * at once. They share a read begun after each of them arrived (store/sharedReads.ts), so none misses a write.
+ */
+const scopeReads = sharedReads<ReportScope | undefined>();
+
 /** The report named in the path as this client may see it, read from sql; undefined when it does not exist or is out of reach. */
 export async function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefined> {
-  const id = ctx.params.id ?? '';
+  const id = (ctx.params.id ?? '').toLowerCase();
   if (!isUuid(id)) return undefined;
   const principal = ctx.principal!;
-  // Its lists are JSON, which PostgreSQL does not describe: typed here.
-  const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', [
-    id.toLowerCase(),
-    principal.organizationId,
-    ...allowList(principal.reports),
-    ...allowList(principal.adAccounts),
-  ]);
-  return row;
+  return scopeReads(sql, `${id} ${principalKey(principal)}`, async () => {
+    // Its lists are JSON, which PostgreSQL does not describe: typed here.
+    const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', [
+      id,
+      principal.organizationId,
+      ...allowList(principal.reports),
+      ...allowList(principal.adAccounts),
+    ]);
+    return row;
+  });
 }
 
 /** The ad accounts in scope: the report's visible ones, narrowed by adAccountIds. */
