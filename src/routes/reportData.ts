@@ -14,7 +14,7 @@ export function dataHeaders(data: PreparedData): Record<string, string> {
     'cache-control': 'private, no-cache',
     vary: 'Authorization',
   };
-  if (data.freshness) headers['last-modified'] = new Date(data.freshness).toUTCString();
+  if (data.lastModified) headers['last-modified'] = data.lastModified;
   if (data.resume) headers[RESUME_HEADER] = data.resume;
   return headers;
 }
