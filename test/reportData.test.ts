@@ -239,6 +239,40 @@ it('a weak ETag, and If-None-Match answers 304 with the charge refunded', async 
   assert.is.not(other.res.headers.get('etag'), etag);
 });
 
+it('many unchanged answers at once: each a 304, each charge given back exactly', async (ctx) => {
+  const { org, token } = await tenant(ctx.t);
+  const { report } = await fixtureReport(ctx.t, org);
+  const url = `/v1/reports/${report}/data?${JAN}`;
+  const etag = (await ctx.t.fetch(url, bearer(token))).headers.get('etag')!;
+  const me = async () => (await (await ctx.t.fetch('/v1/me', bearer(token))).json()).quota.remaining;
+  const before = await me();
+  const headers = { authorization: `Bearer ${token}`, 'if-none-match': etag };
+  const answers = await Promise.all(Array.from({ length: 20 }, () => ctx.t.fetch(url, { headers })));
+  assert.equal(
+    answers.map((res) => res.status),
+    answers.map(() => 304),
+  );
+  // Concurrent charges take a lease; its unspent units go back within 250 ms (billing/quota/leases.ts).
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is(await me(), before, 'twenty 304s cost nothing');
+});
+
+it('a spent budget answers 429 to If-None-Match as to anything, never a free 304', async (ctx) => {
+  const { org, token } = await tenant(ctx.t);
+  const { report } = await fixtureReport(ctx.t, org);
+  const url = `/v1/reports/${report}/data?${JAN}`;
+  // A budget of exactly one answer: the report's ad accounts (docs/decisions.md §4).
+  const [{ accounts }] = await ctx.t.db
+    .sql`select count(*)::int as accounts from report_ad_accounts where report_id = ${report}`;
+  await cli(ctx.t.db.sql, ['plan', 'set', '--org', org, '--plan', 'business', '--budget', String(accounts)]);
+  const first = await ctx.t.fetch(url, bearer(token));
+  assert.is(first.status, 200);
+  const etag = first.headers.get('etag')!;
+  const res = await ctx.t.fetch(url, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+  assert.is(res.status, 429);
+  assert.is((await res.json()).type, `${ctx.t.config.problemsUrl}/rate-limit-exceeded`);
+});
+
 it('dataFreshness is the newest fetch, also sent as Last-Modified', async (ctx) => {
   const { res, body } = await data(ctx, JAN);
   assert.is(body.dataFreshness, new Date(ctx.t.clock.now).toISOString());
