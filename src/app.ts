@@ -9,8 +9,8 @@ import { requestLogger, type LogLine, type RequestLogger } from './http/requestL
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError, problemResponse } from './http/problem.ts';
-import { quota } from './billing/quota/charging.ts';
-import { respond } from './http/respond.ts';
+import { quota, setStandingHeaders } from './billing/quota/charging.ts';
+import { JSON_TYPE, respond } from './http/respond.ts';
 import { dataCost, readReportRequest } from './report/request.ts';
 import { refuseImpossibleDates } from './report/params.ts';
 import { requestTimeout } from './http/deadline.ts';
@@ -275,7 +275,54 @@ export function createApp(deps: AppDeps): App {
     return response;
   };
 
-  const { direct, refuse } = directAnswers({ liveness, logRequest, clock, problemsUrl: config.problemsUrl });
+  // docs/decisions.md §4's checks as they stand in this process's memory, for a client's first page of reports (what a
+  // dashboard asks most): the pipeline's answer and log line, without a Request, a Response or a promise, which on
+  // Node cost more than the checks. Undefined, for the pipeline to answer, whenever a check would wait or refuse, or
+  // the page is not kept; nothing is charged then. With standbys the pipeline answers (its log line names one).
+  let keptLength = { body: '', length: '0' };
+  const keptList = (url: string, header: (name: string) => string | undefined): DirectAnswer | undefined => {
+    if (url !== '/v1/reports' || config.replicaUrls.length > 0) return undefined;
+    const startedAt = clock();
+    const principal = withPrincipal.known(header('authorization') ?? '', startedAt);
+    if (!principal?.scopes.includes('reports:read')) return undefined;
+    const standing = plans.standing(principal.organizationId);
+    if (standing instanceof Promise || !standing.plan?.publicApi || standing.plan.locked) return undefined;
+    let body: string | undefined;
+    const charged = meter.chargeLeased(
+      principal,
+      1,
+      (version) => (body = reportList.keptList(principal, version)) !== undefined,
+    );
+    if (!charged || body === undefined) return undefined;
+    if (keptLength.body !== body) keptLength = { body, length: String(new TextEncoder().encode(body).length) };
+    const standingHeaders: Record<string, string> = {};
+    setStandingHeaders(standingHeaders, charged.budget, charged.used, charged.now);
+    const trace = traceFrom(header('traceparent') ?? null);
+    logRequest('GET', url, 200, startedAt, clock() - startedAt, trace, { clientId: principal.clientId, cost: 1 });
+    return {
+      status: 200,
+      body,
+      headers: [
+        'content-type',
+        JSON_TYPE,
+        'content-length',
+        keptLength.length,
+        'traceparent',
+        trace.traceparent,
+        'ratelimit-policy',
+        standingHeaders['ratelimit-policy'],
+        'ratelimit',
+        standingHeaders.ratelimit,
+      ],
+    };
+  };
+  const { direct, refuse } = directAnswers({
+    liveness,
+    kept: keptList,
+    logRequest,
+    clock,
+    problemsUrl: config.problemsUrl,
+  });
 
   return Object.assign(handle, {
     refuse,

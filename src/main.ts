@@ -156,7 +156,7 @@ const server = await step(
     serve((request) => (app ? app(request) : built.then((ready) => ready(request))), {
       port: config.port,
       host: config.host,
-      direct: (method, url, traceparent) => app?.direct(method, url, traceparent),
+      direct: (method, url, header) => app?.direct(method, url, header),
       refuse: (why, method, path) => app?.refuse(why, method, path),
       tls,
     }),

@@ -22,7 +22,7 @@ export function authenticate(verify: TokenVerifier, revoked: Revocations, clock:
       ctx.log.clientId = principal.clientId;
     });
 
-  return function withPrincipal(ctx: Context): void | Promise<void> {
+  function withPrincipal(ctx: Context): void | Promise<void> {
     const header = ctx.request.headers.get('authorization') ?? '';
     const now = clock();
     if (last?.header === header && last.principal.expiresAt > now) return admit(ctx, last.principal);
@@ -33,7 +33,18 @@ export function authenticate(verify: TokenVerifier, revoked: Revocations, clock:
       last = { header, principal };
       return admit(ctx, principal);
     });
-  };
+  }
+
+  /**
+   * The caller of an Authorization header verified before and still unexpired, if it is not revoked as far as this
+   * process knows now; undefined whenever withPrincipal would have to verify, wait or refuse.
+   */
+  function known(header: string, now: number): Principal | undefined {
+    if (last?.header !== header || last.principal.expiresAt <= now) return undefined;
+    return revoked.isRevoked(last.principal.clientId) === false ? last.principal : undefined;
+  }
+
+  return Object.assign(withPrincipal, { known });
 }
 
 export function requireScope(scope: Scope) {

@@ -6,10 +6,11 @@ import { wholeNumber } from './queryParams.ts';
 import { json } from './respond.ts';
 
 export const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
 
 export const pagingEntries = {
   page: v.optional(wholeNumber('page', 1, 100_000_000), '1'),
-  pageSize: v.optional(wholeNumber('pageSize', 1, MAX_PAGE_SIZE), '50'),
+  pageSize: v.optional(wholeNumber('pageSize', 1, MAX_PAGE_SIZE), String(DEFAULT_PAGE_SIZE)),
 };
 
 export type Paging = { page: number; pageSize: number };

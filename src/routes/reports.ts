@@ -1,7 +1,8 @@
 // GET /v1/reports (what this client may read; organizationId filter) and /v1/reports/{id} (one definition).
 import * as v from 'valibot';
 import { readSql, type Context } from '../http/context.ts';
-import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
+import { DEFAULT_PAGE_SIZE, envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
+import type { Principal } from '../http/caller.ts';
 import { queryAs } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { principalKey, reportCache } from '../report/reportCache.ts';
@@ -19,6 +20,10 @@ const NOWHERE = '00000000-0000-0000-0000-000000000000';
 export function reports() {
   const kept = reportCache();
   return {
+    /** The first page of the client's list at its default size, if kept at reportsVersion or later; else undefined. */
+    keptList(principal: Principal, reportsVersion: number): string | undefined {
+      return kept.get(`list ${principalKey(principal)} 1 ${DEFAULT_PAGE_SIZE}`, reportsVersion);
+    },
     async list(ctx: Context): Promise<Response> {
       const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
       const principal = ctx.principal!;

@@ -8,18 +8,21 @@ import type { Direct, DirectAnswer, Malformed } from './types.ts';
 
 type Deps = {
   liveness: ReturnType<typeof health>;
+  /** A GET answered from what the app keeps in memory (app.ts), or undefined. */
+  kept?: (url: string, header: (name: string) => string | undefined) => DirectAnswer | undefined;
   logRequest: RequestLogger;
   clock: () => number;
   problemsUrl: string;
 };
 
-export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps) {
-  const direct: Direct = (method, url, traceparent) => {
-    if (method !== 'GET' || url !== '/v1/health') return undefined;
+export function directAnswers({ liveness, kept, logRequest, clock, problemsUrl }: Deps) {
+  const direct: Direct = (method, url, header) => {
+    if (method !== 'GET') return undefined;
+    if (url !== '/v1/health') return kept?.(url, header);
     const answer = liveness.current();
     if (!answer) return undefined;
     const startedAt = clock();
-    const trace = traceFrom(traceparent ?? null);
+    const trace = traceFrom(header('traceparent') ?? null);
     logRequest(method, url, answer.status, startedAt, clock() - startedAt, trace, {});
     return { status: answer.status, body: answer.body, headers: [...answer.headers, 'traceparent', trace.traceparent] };
   };

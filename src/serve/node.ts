@@ -163,7 +163,7 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   const adapter = createServerAdapter((request: Request) => app(request));
   // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const answer = direct?.(req.method ?? '', req.url ?? '', rawHeader(req.rawHeaders, 'traceparent'));
+    const answer = direct?.(req.method ?? '', req.url ?? '', (name) => rawHeader(req.rawHeaders, name));
     if (!answer)
       return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
     // A flat list of names and values: node:http takes it as is, with no object to walk.

@@ -1,5 +1,6 @@
 // The hourly quota (docs/decisions.md §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
+import type { Principal } from '../../http/caller.ts';
 import type { WithSettings, Sql } from '../../store/database.ts';
 import {
   ApiError,
@@ -35,6 +36,15 @@ const unavailable = () =>
 export type Quota = {
   /** Charges the request: at once from a lease, or after the store's answer. */
   charge(ctx: Context, cost: number): void | Promise<void>;
+  /**
+   * A charge the client's lease covers, for an answer kept in memory: taken only when answerable(reportsVersion) is
+   * true for the version the lease was granted at. The standing after it, or undefined with nothing charged.
+   */
+  chargeLeased(
+    principal: Principal,
+    cost: number,
+    answerable: (reportsVersion: number) => boolean,
+  ): { budget: number; used: number; now: number } | undefined;
   /** Gives back the request's charge (a 304 costs nothing), updating its standing headers. */
   refund(ctx: Context): Promise<void>;
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
@@ -108,6 +118,16 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       ctx.charge = { window, cost, leased: true };
       ctx.reportsVersion = leased.reportsVersion;
       ctx.log.cost = cost;
+    },
+
+    chargeLeased({ organizationId, clientId }, cost, answerable) {
+      const now = clock();
+      const window = windowStart(now);
+      const version = leases.covers(organizationId, clientId, window, cost);
+      if (version === undefined || !answerable(version)) return undefined;
+      const leased = leases.spend(organizationId, clientId, window, cost)!;
+      if (leased.low) renew(organizationId, clientId, window);
+      return { budget: leased.budget, used: leased.used, now };
     },
 
     async refund(ctx) {

@@ -122,6 +122,12 @@ export function leaseBooks(withSettings: WithSettings) {
       return { budget: book.budget, used: book.spent, reportsVersion: lease.reportsVersion, low };
     },
 
+    /** The report version the client's lease was granted at, if it holds cost units; spends nothing. */
+    covers(organizationId: string, clientId: string, window: number, cost: number): number | undefined {
+      const lease = books.get(bookKey(organizationId, window))?.leases.get(clientId);
+      return lease && lease.units >= cost ? lease.reportsVersion : undefined;
+    },
+
     /** The units the client's next lease asks for. */
     size(organizationId: string, clientId: string, window: number) {
       return books.get(bookKey(organizationId, window))?.leases.get(clientId)?.size ?? LEASE_UNITS;
