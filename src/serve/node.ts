@@ -87,6 +87,7 @@ function guardStream(body: ReadableStream<Uint8Array>, res: ServerResponse): Rea
   });
 }
 
+/** An answer written whole at the end of the turn (writeWhole). */
 type Whole = { res: ServerResponse; status: number; headers: string[]; body: string | undefined };
 let waiting: Whole[] = [];
 let flushScheduled = false;
@@ -161,7 +162,7 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   useResponseClass(Response as unknown as typeof globalThis.Response);
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter((request: Request) => app(request));
-  // A liveness probe is the cheapest request there is; answered here it skips building a Request and a Response.
+  // A liveness probe, or a kept first page of reports (app.ts), answered here skips building a Request and a Response.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', (name) => rawHeader(req.rawHeaders, name));
     if (!answer)
