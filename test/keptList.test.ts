@@ -38,11 +38,8 @@ it("is the pipeline's answer, charge and log line", async (ctx) => {
   assert.is(answer.body, body);
   const header = (name: string) => answer.headers[answer.headers.indexOf(name) + 1];
   assert.equal(
-    answer.headers.filter((_, i) => i % 2 === 0),
-    [...piped.headers.keys()]
-      .filter((name) => name !== 'content-length')
-      .concat('content-length')
-      .sort((a, b) => answer.headers.indexOf(a) - answer.headers.indexOf(b)),
+    answer.headers.filter((_, i) => i % 2 === 0).sort(),
+    [...new Set([...piped.headers.keys(), 'content-length'])].sort(),
     'the same headers',
   );
   for (const name of ['content-type', 'ratelimit-policy']) assert.is(header(name), piped.headers.get(name), name);
