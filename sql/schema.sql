@@ -1451,6 +1451,26 @@ AS $function$
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
 $function$;
 
+CREATE OR REPLACE FUNCTION public.report_scope_fingerprint(p_report uuid, p_org uuid, p_all_accounts boolean, p_accounts uuid[])
+ RETURNS text
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+begin
+  return (select concat_ws(' ', r.xmin,
+    (select v.version from report_versions v where v.organization_id = p_org),
+    (select string_agg(concat_ws(':', ra.xmin, a.xmin, w.xmin), ',' order by a.id)
+       from report_ad_accounts ra
+       join ad_accounts a on a.id = ra.ad_account_id
+       left join fact_account_writes w on w.ad_account_id = a.id
+       where ra.report_id = r.id and (p_all_accounts or a.id = any(p_accounts))),
+    (select string_agg(rs.xmin::text, ',' order by rs.segment_id) from report_segments rs where rs.report_id = r.id),
+    (select string_agg(m.xmin::text, ',' order by m.id) from custom_metrics m where m.organization_id = p_org))
+  from reports r
+  where r.id = p_report and r.organization_id = p_org);
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.stamp_fact_writes(p_accounts uuid[], p_days date[])
  RETURNS void
  LANGUAGE plpgsql

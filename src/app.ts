@@ -9,8 +9,8 @@ import { requestLogger, type LogLine, type RequestLogger } from './http/requestL
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError, problemResponse } from './http/problem.ts';
-import { quota, setStandingHeaders } from './billing/quota/charging.ts';
-import { JSON_TYPE, respond } from './http/respond.ts';
+import { quota } from './billing/quota/charging.ts';
+import { respond } from './http/respond.ts';
 import { dataCost, readReportRequest } from './report/request.ts';
 import { refuseImpossibleDates } from './report/params.ts';
 import { requestTimeout } from './http/deadline.ts';
@@ -29,6 +29,7 @@ import { segments } from './routes/segments.ts';
 import { tokenEndpoint, tokenFailure } from './routes/token.ts';
 import type { Scope } from './auth/scopes.ts';
 import { directAnswers } from './serve/direct.ts';
+import { keptAnswers } from './routes/keptAnswers.ts';
 import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/types.ts';
 import { signingKeys } from './auth/signingKeys.ts';
 import { traceFrom, type Trace } from './http/trace.ts';
@@ -275,50 +276,19 @@ export function createApp(deps: AppDeps): App {
     return response;
   };
 
-  // docs/decisions.md §4's checks as they stand in this process's memory, for a client's first page of reports (what a
-  // dashboard asks most): the pipeline's answer and log line, without a Request, a Response or a promise, which on
-  // Node cost more than the checks. Undefined, for the pipeline to answer, whenever a check would wait or refuse, or
-  // the page is not kept; nothing is charged then. With standbys the pipeline answers (its log line names one).
-  let keptLength = { body: '', length: '0' };
-  const keptList = (url: string, header: (name: string) => string | undefined): DirectAnswer | undefined => {
-    if (url !== '/v1/reports' || config.replicaUrls.length > 0) return undefined;
-    const startedAt = clock();
-    const principal = withPrincipal.known(header('authorization') ?? '', startedAt);
-    if (!principal?.scopes.includes('reports:read')) return undefined;
-    const standing = plans.standing(principal.organizationId);
-    if (standing instanceof Promise || !standing.plan?.publicApi || standing.plan.locked) return undefined;
-    let body: string | undefined;
-    const charged = meter.chargeLeased(
-      principal,
-      1,
-      (version) => (body = reportList.keptList(principal, version)) !== undefined,
-    );
-    if (!charged || body === undefined) return undefined;
-    if (keptLength.body !== body) keptLength = { body, length: String(new TextEncoder().encode(body).length) };
-    const standingHeaders: Record<string, string> = {};
-    setStandingHeaders(standingHeaders, charged.budget, charged.used, charged.now);
-    const trace = traceFrom(header('traceparent') ?? null);
-    logRequest('GET', url, 200, startedAt, clock() - startedAt, trace, { clientId: principal.clientId, cost: 1 });
-    return {
-      status: 200,
-      body,
-      headers: [
-        'content-type',
-        JSON_TYPE,
-        'content-length',
-        keptLength.length,
-        'traceparent',
-        trace.traceparent,
-        'ratelimit-policy',
-        standingHeaders['ratelimit-policy'],
-        'ratelimit',
-        standingHeaders.ratelimit,
-      ],
-    };
-  };
+  const kept = keptAnswers({
+    sql,
+    config,
+    known: withPrincipal.known,
+    plans,
+    meter,
+    reportList,
+    logRequest,
+    clock,
+  });
   const { direct, refuse } = directAnswers({
     liveness,
-    kept: keptList,
+    kept,
     logRequest,
     clock,
     problemsUrl: config.problemsUrl,

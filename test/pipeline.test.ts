@@ -23,9 +23,9 @@ it("health answered directly (the Node fast path) is the pipeline's answer, log 
   const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
   const piped = await t.fetch('/v1/health', { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } });
   const before = t.logs.length;
-  const direct = t.app.direct('GET', '/v1/health', (name) =>
+  const direct = (await t.app.direct('GET', '/v1/health', (name) =>
     name === 'traceparent' ? `00-${trace}-00f067aa0ba902b7-01` : undefined,
-  )!;
+  ))!;
   assert.ok(direct, 'a fresh database check lets health answer directly');
   assert.is(direct.status, piped.status);
   assert.is(direct.body, await piped.text());
@@ -44,11 +44,7 @@ it("health answered directly (the Node fast path) is the pipeline's answer, log 
     ['GET', '/v1/health?x=1'],
     ['GET', '/v1/me'],
   ]) {
-    assert.is(
-      t.app.direct(method, url, () => undefined),
-      undefined,
-      `${method} ${url}`,
-    );
+    assert.is(await t.app.direct(method, url, () => undefined), undefined, `${method} ${url}`);
   }
 });
 

@@ -1,10 +1,10 @@
 -- Returns what a data request on report $1 depends on, if organization $2's client may read it (report allow-list
 -- $3 all, or ids $4): the definition, the ad accounts it may see (ad-account allow-list $5 all, or ids $6) with their
 -- currency, connection, freshness and count of fact writes (migration 021), its segments and their campaigns, and
--- the organization's custom metrics.
+-- the organization's custom metrics; and its fingerprint in the same snapshot (migration 023).
 -- version changes with the report's definition, and with the organization's report version (migration 010), which
 -- `readout apply` moves whenever what a report answers may change: a segment's campaigns, an ad account's name.
--- not null: version
+-- not null: version, fingerprint
 select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
        to_char(r.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || ' '
          || coalesce((select v.version from report_versions v where v.organization_id = r.organization_id), 0) as version,
@@ -21,6 +21,7 @@ select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
          from report_segments rs where rs.report_id = r.id), '[]') as segments,
        coalesce((
          select json_agg(json_build_object('name', m.name, 'formula', m.formula, 'kind', m.kind) order by m.name)
-         from custom_metrics m where m.organization_id = r.organization_id), '[]') as custom_metrics
+         from custom_metrics m where m.organization_id = r.organization_id), '[]') as custom_metrics,
+       report_scope_fingerprint(r.id, r.organization_id, $5, $6) as fingerprint
 from reports r
 where r.id = $1 and r.organization_id = $2 and ($3::boolean or r.id = any($4::uuid[]))

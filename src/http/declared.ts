@@ -27,18 +27,25 @@ for (const [path, item] of Object.entries(openapi.paths as Record<string, { get?
 
 /** Pipeline step: 400 invalid-parameter for the first query parameter the operation does not declare. */
 export function refuseUndeclared(ctx: Context): void {
-  const operation = DECLARED.get(ctx.route);
-  if (!operation) return;
-  for (const key in ctx.query) {
+  const problem = undeclared(ctx.route, ctx.query);
+  if (problem) throw problem;
+}
+
+/** The problem with the first query parameter the route's operation does not declare, or undefined. */
+export function undeclared(route: string, query: Context['query']): ApiError | undefined {
+  const operation = DECLARED.get(route);
+  if (!operation) return undefined;
+  for (const key in query) {
     if (operation.names.has(key)) continue;
     const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
     const meant = operation.byLowerCase.get(key.toLowerCase());
     const known = operation.names.size ? `it takes ${[...operation.names].join(', ')}` : 'it takes none';
-    throw new ApiError(
+    return new ApiError(
       'invalid-parameter',
       meant
         ? `${shown} is not a parameter of GET ${operation.path}; did you mean ${meant}? (names are case-sensitive)`
         : `${shown} is not a parameter of GET ${operation.path}; ${known}.`,
     );
   }
+  return undefined;
 }

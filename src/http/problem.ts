@@ -1,4 +1,5 @@
 // Errors as data: the thirteen problem types of docs/decisions.md §8, and their RFC 9457 rendering.
+import type { DirectAnswer } from './incoming.ts';
 import { respond } from './respond.ts';
 
 export const PROBLEM_TYPES = {
@@ -46,6 +47,17 @@ export type ProblemContext = { problemsUrl: string; instance: string; traceId: s
 export function problemResponse(error: ApiError, context: ProblemContext): Response {
   const { status, headers, body } = problemDocument(error, context);
   return respond(body, { status, headers });
+}
+
+/** The document as an answer an adapter writes itself (incoming.ts), content-length and traceparent included. */
+export function problemAnswer(error: ApiError, context: ProblemContext, traceparent: string): DirectAnswer {
+  const { status, headers, body } = problemDocument(error, context);
+  const length = String(new TextEncoder().encode(body).length);
+  return {
+    status,
+    body,
+    headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', traceparent],
+  };
 }
 
 /** The document's status, headers and JSON text. */

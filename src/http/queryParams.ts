@@ -57,7 +57,7 @@ const isEmpty = (query: Context['query']) => {
 
 /** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
 export function readQuery<E extends Entries>(
-  ctx: Context,
+  ctx: Pick<Context, 'query'>,
   entries: E,
   multi: ReadonlySet<string> = NONE,
 ): v.InferOutput<v.ObjectSchema<E, undefined>> {

@@ -155,7 +155,7 @@ export type DataParams = v.InferOutput<v.ObjectSchema<typeof DataQuery, undefine
 const MULTI = new Set(['metrics', 'adAccountIds', 'segmentIds']);
 
 /** What can be checked without the report: syntax, and the date range's own rules. */
-export function readDataParams(ctx: Context): DataParams {
+export function readDataParams(ctx: Pick<Context, 'query'>): DataParams {
   const params = readQuery(ctx, DataQuery, MULTI);
   if (params.dateFrom && params.dateTo) {
     const span = (Date.parse(params.dateTo) - Date.parse(params.dateFrom)) / DAY_MS;

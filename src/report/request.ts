@@ -111,6 +111,7 @@ export function dataCost(ctx: Context): number {
  * work. Keyed by everything it depends on besides the report: the format, the plan's metric set and the query.
  */
 const described = new WeakMap<ReportScope, Map<string, Omit<PreparedData, 'resume'>>>();
+const KEPT_ANSWERS = 256;
 
 export async function prepareData(ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
   // Parameters that need no report first (400), then the report itself (404), then the rules it sets (400).
@@ -121,12 +122,32 @@ export async function prepareData(ctx: Context, plan: Plan, format: string): Pro
   const scope = request.scope === 'unread' ? await readScope(readSql(ctx), ctx) : request.scope;
   if (!scope) throw notFound('report');
   const query = ctx.url.indexOf('?') < 0 ? '' : ctx.url.slice(ctx.url.indexOf('?'));
+  const prepared = answerPlan(scope, params, plan, format, query);
+  return { ...prepared, resume: params.interval ? resumePoint(ctx) : undefined };
+}
+
+/**
+ * The answer's plan and ETag for params, read from query (the URL's, from its `?`), kept with the read of the report
+ * (`described`); a request it cannot answer is a 400 (or a 503 for broken connections).
+ */
+export function answerPlan(
+  scope: ReportScope,
+  params: DataParams,
+  plan: Plan,
+  format: string,
+  query: string,
+): Omit<PreparedData, 'resume'> {
   const key = `${format} ${plan.conversionMetrics} ${query}`;
   let answers = described.get(scope);
   if (!answers) described.set(scope, (answers = new Map()));
   let prepared = answers.get(key);
-  if (!prepared) answers.set(key, (prepared = describe(scope, params, plan, format)));
-  return { ...prepared, resume: params.interval ? resumePoint(ctx) : undefined };
+  if (!prepared) {
+    prepared = describe(scope, params, plan, format);
+    // A scope can be kept for long (report/scope.ts currentScope): a few hundred queries each, the oldest dropped.
+    if (answers.size >= KEPT_ANSWERS) answers.delete(answers.keys().next().value!);
+    answers.set(key, prepared);
+  }
+  return prepared;
 }
 
 /** The answer's plan and ETag (docs/decisions.md §6); a request it cannot answer is a 400. */
@@ -214,9 +235,13 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
 
 /** RFC 9110 §13.1.2: If-None-Match matches with the weak comparison, or on "*". */
 export function notModified(request: IncomingRequest, etag: string): boolean {
-  const header = request.headers.get('if-none-match');
+  return etagMatches(request.headers.get('if-none-match'), etag);
+}
+
+/** Whether an If-None-Match header's value matches etag (RFC 9110 §13.1.2). */
+export function etagMatches(header: string | null | undefined, etag: string): boolean {
   if (!header) return false;
-  if (header.trim() === '*') return true;
+  if (header === etag || header.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }

@@ -1,7 +1,8 @@
 // What a report data request reads: the report as this client may see it.
 import type { Context } from '../http/context.ts';
+import type { Principal } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
-import { queryAs } from '../store/queries.ts';
+import { query, queryAs } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { principalKey } from './reportCache.ts';
@@ -29,6 +30,8 @@ export type ReportScope = {
   accounts: ScopeAccount[];
   segments: { id: string; campaigns: string[] }[];
   custom_metrics: CustomMetric[];
+  /** What migration 023 makes of the rows this was read from, in the same snapshot. */
+  fingerprint: string;
 };
 
 /**
@@ -38,10 +41,14 @@ export type ReportScope = {
 const scopeReads = sharedReads<ReportScope | undefined>();
 
 /** The report named in the path as this client may see it, read from sql; undefined when it does not exist or is out of reach. */
-export async function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefined> {
-  const id = (ctx.params.id ?? '').toLowerCase();
+export function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefined> {
+  return readScopeOf(sql, ctx.params.id ?? '', ctx.principal!);
+}
+
+/** The report with this id (as the path gives it) as this principal may see it; undefined when out of reach. */
+export async function readScopeOf(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
+  const id = pathId.toLowerCase();
   if (!isUuid(id)) return undefined;
-  const principal = ctx.principal!;
   return scopeReads(sql, `${id} ${principalKey(principal)}`, async () => {
     // Its lists are JSON, which PostgreSQL does not describe: typed here.
     const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', [
@@ -51,6 +58,42 @@ export async function readScope(sql: Sql, ctx: Context): Promise<ReportScope | u
       ...allowList(principal.adAccounts),
     ]);
     return row;
+  });
+}
+
+/** The scope last read for each report and caller, per database. */
+const keptScopes = new WeakMap<Sql, Map<string, ReportScope>>();
+const KEPT_SCOPES = 1024;
+const currentReads = sharedReads<ReportScope | undefined>();
+
+/**
+ * The report as a read begun now would find it, as readScopeOf gives it: the scope kept from this function's last read
+ * when a fingerprint read begun now (migration 023) finds the same rows, else read afresh and kept. One row of text
+ * instead of the scope's lists, and the checks and ETags worked out for it kept too. Shared as the scope's reads are:
+ * requests that arrive together get the same promise.
+ */
+export function currentScope(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
+  const id = pathId.toLowerCase();
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  const key = `${id} ${principalKey(principal)}`;
+  return currentReads(sql, key, async () => {
+    let kept = keptScopes.get(sql);
+    if (!kept) keptScopes.set(sql, (kept = new Map()));
+    const last = kept.get(key);
+    if (last) {
+      const [row] = await query(sql, 'get-report-fingerprint', [
+        id,
+        principal.organizationId,
+        ...allowList(principal.reports),
+        ...allowList(principal.adAccounts),
+      ]);
+      if (row?.fingerprint === last.fingerprint) return last;
+    }
+    const scope = await readScopeOf(sql, id, principal);
+    kept.delete(key);
+    if (kept.size >= KEPT_SCOPES) kept.delete(kept.keys().next().value!);
+    if (scope) kept.set(key, scope);
+    return scope;
   });
 }
 

@@ -1,15 +1,16 @@
 // Answers an adapter can write without the Fetch machinery (Node's): GET /v1/health while no database check is due,
-// and the problem document for a request HTTP itself refused. Same status, headers, body and log line as the pipeline.
-import { ApiError, problemDocument } from '../http/problem.ts';
+// what routes/keptAnswers.ts keeps, and the problem document for a request HTTP itself refused. Same status, headers, body and log line as the pipeline.
+import { ApiError, problemAnswer } from '../http/problem.ts';
 import type { RequestLogger } from '../http/requestLog.ts';
 import { traceFrom } from '../http/trace.ts';
 import type { health } from '../routes/health.ts';
+import type { Kept } from '../routes/keptAnswers.ts';
 import type { Direct, DirectAnswer, Malformed } from './types.ts';
 
 type Deps = {
   liveness: ReturnType<typeof health>;
-  /** A GET answered from what the app keeps in memory (app.ts), or undefined. */
-  kept?: (url: string, header: (name: string) => string | undefined) => DirectAnswer | undefined;
+  /** A GET answered from what the app keeps in memory (routes/keptAnswers.ts), or undefined. */
+  kept?: Kept;
   logRequest: RequestLogger;
   clock: () => number;
   problemsUrl: string;
@@ -34,18 +35,10 @@ export function directAnswers({ liveness, kept, logRequest, clock, problemsUrl }
   const refuse = (why: Malformed, method: string, path: string): DirectAnswer => {
     const startedAt = clock();
     const trace = traceFrom(null);
-    const { status, headers, body } = problemDocument(refusal(why, method, path), {
-      problemsUrl,
-      instance: path || '/',
-      traceId: trace.traceId,
-    });
-    logRequest(method || 'UNKNOWN', path || '/', status, startedAt, clock() - startedAt, trace, {});
-    const length = String(new TextEncoder().encode(body).length);
-    return {
-      status,
-      body,
-      headers: [...Object.entries(headers).flat(), 'content-length', length, 'traceparent', trace.traceparent],
-    };
+    const context = { problemsUrl, instance: path || '/', traceId: trace.traceId };
+    const answer = problemAnswer(refusal(why, method, path), context, trace.traceparent);
+    logRequest(method || 'UNKNOWN', path || '/', answer.status, startedAt, clock() - startedAt, trace, {});
+    return answer;
   };
 
   return { direct, refuse };

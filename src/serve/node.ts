@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate } from 'node:timers';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
 import { useResponseClass } from '../http/respond.ts';
-import type { Handler, IncomingRequest, Malformed, Serve } from './types.ts';
+import type { DirectAnswer, Handler, IncomingRequest, Malformed, Serve } from './types.ts';
 
 /**
  * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
@@ -136,6 +136,11 @@ function send(response: globalThis.Response, req: IncomingMessage, res: ServerRe
   writeWhole(res, response.status, headers, (bodyInit ?? undefined) as string | undefined);
 }
 
+/** A direct answer's headers are a flat list of names and values: node:http takes it as is, with no object to walk. */
+function writeAnswer(res: ServerResponse, answer: DirectAnswer): void {
+  writeWhole(res, answer.status, answer.headers as string[], answer.body);
+}
+
 function answerBodiless(app: Handler, req: IncomingMessage, res: ServerResponse): void {
   app(bodilessRequest(req, res)).then(
     (response) => send(response, req, res),
@@ -162,13 +167,20 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   useResponseClass(Response as unknown as typeof globalThis.Response);
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter((request: Request) => app(request));
-  // A liveness probe, or a kept first page of reports (app.ts), answered here skips building a Request and a Response.
+  // A liveness probe, or an answer the app keeps (routes/keptAnswers.ts), answered here skips building a Request and a
+  // Response.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', (name) => rawHeader(req.rawHeaders, name));
-    if (!answer)
-      return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
-    // A flat list of names and values: node:http takes it as is, with no object to walk.
-    writeWhole(res, answer.status, answer.headers as string[], answer.body);
+    if (answer instanceof Promise) {
+      // Only GETs are answered directly; one the app found it cannot answer after all goes to the pipeline.
+      answer.then(
+        (found) => (found ? writeAnswer(res, found) : answerBodiless(app, req, res)),
+        () => answerBodiless(app, req, res),
+      );
+      return;
+    }
+    if (answer) return writeAnswer(res, answer);
+    return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
   };
   const server = tls ? createSecureServer({ cert: tls.cert, key: tls.key }, handle) : createServer(handle);
   // A handshake that fails (plain HTTP on the TLS port, a client refusing our certificate) is that client's affair.

@@ -11,12 +11,15 @@ export type Listening = {
 
 export type Handler = (request: IncomingRequest) => Promise<Response>;
 
-/** Undefined whenever the Fetch handler must answer; header(name) reads a request header (lower-case name). */
+/**
+ * Undefined (at once, or once a read is done) whenever the Fetch handler must answer; header(name) reads a request
+ * header (lower-case name).
+ */
 export type Direct = (
   method: string,
   url: string,
   header: (name: string) => string | undefined,
-) => DirectAnswer | undefined;
+) => DirectAnswer | Promise<DirectAnswer | undefined> | undefined;
 
 /** What HTTP itself could not parse: the URL or the headers too large, a method it does not know, anything else broken. */
 export type Malformed = 'url-too-long' | 'headers-too-large' | 'unknown-method' | 'broken';

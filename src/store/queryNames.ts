@@ -54,6 +54,7 @@ export type QueryName =
   | 'get-organization-record'
   | 'get-quota-standing'
   | 'get-report'
+  | 'get-report-fingerprint'
   | 'get-report-scope'
   | 'get-report-span'
   | 'get-subscription'

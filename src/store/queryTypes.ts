@@ -213,9 +213,13 @@ export type QueryTypes = {
     params: [string | null, (Date | string) | null];
     row: { "budget": number; "used": number };
   };
+  'get-report-fingerprint': {
+    params: [string | null, string | null, boolean | null, string[] | null, boolean | null, string[] | null];
+    row: { "fingerprint": string };
+  };
   'get-report-scope': {
     params: [string | null, string | null, boolean | null, string[] | null, boolean | null, string[] | null];
-    row: { "id": string; "name": string; "kind": string; "currency": string; "metrics": string[]; "groupings": string[]; "version": string; "accounts": unknown; "segments": unknown; "custom_metrics": unknown };
+    row: { "id": string; "name": string; "kind": string; "currency": string; "metrics": string[]; "groupings": string[]; "version": string; "accounts": unknown; "segments": unknown; "custom_metrics": unknown; "fingerprint": string };
   };
   'get-report-span': {
     params: [string[] | null, string[] | null];

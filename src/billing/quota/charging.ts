@@ -45,6 +45,12 @@ export type Quota = {
     cost: number,
     answerable: (reportsVersion: number) => boolean,
   ): { budget: number; used: number; now: number } | undefined;
+  /**
+   * For an answer that costs nothing in the end (a 304, docs/decisions.md §4): the standing a charge of cost leaves
+   * once given back, when the client's lease covers it; undefined, for the store to decide, when it does not. A client
+   * whose budget is spent holds no lease that covers anything.
+   */
+  leasedRefund(principal: Principal, cost: number): { budget: number; used: number; now: number } | undefined;
   /** Gives back the request's charge (a 304 costs nothing), updating its standing headers. */
   refund(ctx: Context): Promise<void>;
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
@@ -128,6 +134,12 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       const leased = leases.spend(organizationId, clientId, window, cost)!;
       if (leased.low) renew(organizationId, clientId, window);
       return { budget: leased.budget, used: leased.used, now };
+    },
+
+    leasedRefund({ organizationId, clientId }, cost) {
+      const now = clock();
+      const standing = leases.standing(organizationId, clientId, windowStart(now), cost);
+      return standing && { ...standing, now };
     },
 
     async refund(ctx) {

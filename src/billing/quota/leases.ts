@@ -38,7 +38,14 @@ type Book = { budget: number; spent: number; leases: Map<string, Lease> };
  */
 export function leaseBooks(withSettings: WithSettings) {
   const books = new Map<string, Book>();
-  const bookKey = (organizationId: string, window: number) => `${organizationId} ${window}`;
+  // The last key made is given again while it fits: a busy client's every request looks its book up, and a string
+  // made afresh is hashed afresh for the lookup.
+  let last = { organizationId: '', window: Number.NaN, key: '' };
+  const bookKey = (organizationId: string, window: number) => {
+    if (organizationId !== last.organizationId || window !== last.window)
+      last = { organizationId, window, key: `${organizationId} ${window}` };
+    return last.key;
+  };
 
   const unspent = (book: Book | undefined) => {
     let units = 0;
@@ -126,6 +133,13 @@ export function leaseBooks(withSettings: WithSettings) {
     covers(organizationId: string, clientId: string, window: number, cost: number): number | undefined {
       const lease = books.get(bookKey(organizationId, window))?.leases.get(clientId);
       return lease && lease.units >= cost ? lease.reportsVersion : undefined;
+    },
+
+    /** The standing while the client's lease holds cost units, as a charge of cost refunded leaves it; spends nothing. */
+    standing(organizationId: string, clientId: string, window: number, cost: number) {
+      const book = books.get(bookKey(organizationId, window));
+      const lease = book?.leases.get(clientId);
+      return book && lease && lease.units >= cost ? { budget: book.budget, used: book.spent } : undefined;
     },
 
     /** The units the client's next lease asks for. */

@@ -1,0 +1,95 @@
+// Migration 023: a report scope's fingerprint moves with every write to a row the scope is read from, whoever makes
+// it, so a 304 that finds the same fingerprint in a read begun after it came can trust the scope read before.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { testApp, type TestApp } from './support/app.ts';
+import { tenant } from './support/fixtures.ts';
+import { fixtureReport } from './support/importFixture.ts';
+
+type Ctx = { t: TestApp; org: string; report: string };
+const it = suite<Ctx>('report scope fingerprint');
+it.before.each(async (ctx) => {
+  ctx.t = await testApp();
+  ctx.org = (await tenant(ctx.t)).org;
+  ctx.report = (await fixtureReport(ctx.t, ctx.org)).report;
+});
+it.after.each(async (ctx) => ctx.t.close());
+
+async function fingerprint(ctx: Ctx, accounts: string[] | null = null): Promise<string> {
+  const [row] = await ctx.t.db.sql`select report_scope_fingerprint(${ctx.report}, ${ctx.org}, ${accounts === null},
+    ${accounts ?? []}::uuid[]) as fingerprint`;
+  return row.fingerprint;
+}
+
+const WRITES: [string, (ctx: Ctx) => Promise<unknown>][] = [
+  ['the report renamed', (c) => c.t.db.sql`update reports set name = 'Renamed' where id = ${c.report}`],
+  [
+    'the report version moved (readout apply)',
+    (c) => c.t.db.sql`update report_versions set version = version + 1 where organization_id = ${c.org}`,
+  ],
+  [
+    'an ad account fetched',
+    (c) =>
+      c.t.db
+        .sql`update ad_accounts set last_fetched_at = now() where organization_id = ${c.org} and platform = 'meta-ads'`,
+  ],
+  [
+    'an ad account’s connection broken',
+    (c) =>
+      c.t.db
+        .sql`update ad_accounts set connection_status = 'expired' where organization_id = ${c.org} and platform = 'google-ads'`,
+  ],
+  [
+    'a fact changed',
+    (c) => c.t.db.sql`update facts set clicks = clicks + 1 where organization_id = ${c.org} and day = '2026-01-05'`,
+  ],
+  ['a fact removed', (c) => c.t.db.sql`delete from facts where organization_id = ${c.org} and day = '2026-02-10'`],
+  [
+    'a rate the EUR account is converted at',
+    (c) => c.t.db.sql`update fx_rates set usd_per_unit = 1.3 where currency = 'EUR' and day = '2026-01-07'`,
+  ],
+  [
+    'an ad account taken out of the report',
+    (c) => c.t.db.sql`delete from report_ad_accounts where report_id = ${c.report} and ad_account_id in
+      (select id from ad_accounts where organization_id = ${c.org} and platform = 'google-ads')`,
+  ],
+  [
+    'a custom metric added',
+    (c) => c.t.db.sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
+      values (${c.org}, 'double_clicks', 'Double clicks', 'count', 'count', 'clicks * 2')`,
+  ],
+  [
+    'a segment linked',
+    async (c) => {
+      const [segment] = await c.t.db
+        .sql`insert into segments (organization_id, name) values (${c.org}, 'S') returning id`;
+      await c.t.db
+        .sql`insert into report_segments (organization_id, report_id, segment_id) values (${c.org}, ${c.report}, ${segment.id})`;
+    },
+  ],
+];
+
+it('moves with every write to what the scope reads, and only then', async (ctx) => {
+  let last = await fingerprint(ctx);
+  assert.is(await fingerprint(ctx), last, 'nothing written: the same');
+  await ctx.t.db.sql`update ad_accounts set name = name where organization_id <> ${ctx.org}`;
+  for (const [what, write] of WRITES) {
+    await write(ctx);
+    const next = await fingerprint(ctx);
+    assert.is.not(next, last, what);
+    last = next;
+  }
+});
+
+it('follows the ad accounts the client may see', async (ctx) => {
+  const [google] = await ctx.t.db
+    .sql`select id from ad_accounts where organization_id = ${ctx.org} and platform = 'google-ads'`;
+  const onlyGoogle = await fingerprint(ctx, [google.id]);
+  await ctx.t.db
+    .sql`update ad_accounts set last_fetched_at = now() where organization_id = ${ctx.org} and platform = 'meta-ads'`;
+  assert.is(await fingerprint(ctx, [google.id]), onlyGoogle, 'an account out of its reach');
+  await ctx.t.db.sql`update ad_accounts set last_fetched_at = now() where id = ${google.id}`;
+  assert.is.not(await fingerprint(ctx, [google.id]), onlyGoogle, 'its own account');
+});
+
+it.run();
