@@ -1465,6 +1465,9 @@ begin
        left join fact_account_writes w on w.ad_account_id = a.id
        where ra.report_id = r.id and (p_all_accounts or a.id = any(p_accounts))),
     (select string_agg(rs.xmin::text, ',' order by rs.segment_id) from report_segments rs where rs.report_id = r.id),
+    (select md5(string_agg(concat_ws(':', sc.segment_id, sc.xmin), ',' order by sc.segment_id, sc.campaign_id))
+       from report_segments rs join segment_campaigns sc on sc.segment_id = rs.segment_id
+       where rs.report_id = r.id),
     (select string_agg(m.xmin::text, ',' order by m.id) from custom_metrics m where m.organization_id = p_org))
   from reports r
   where r.id = p_report and r.organization_id = p_org);

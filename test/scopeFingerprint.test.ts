@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
-import { tenant } from './support/fixtures.ts';
+import { bearer, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 
 type Ctx = { t: TestApp; org: string; report: string };
@@ -67,6 +67,13 @@ const WRITES: [string, (ctx: Ctx) => Promise<unknown>][] = [
         .sql`insert into report_segments (organization_id, report_id, segment_id) values (${c.org}, ${c.report}, ${segment.id})`;
     },
   ],
+  [
+    'a campaign put in the segment',
+    (c) => c.t.db.sql`insert into segment_campaigns (organization_id, segment_id, campaign_id)
+      select ${c.org}, s.id, k.id from segments s, campaigns k where s.organization_id = ${c.org} and k.organization_id = ${c.org}
+      order by k.id limit 1`,
+  ],
+  ['a campaign taken out of it', (c) => c.t.db.sql`delete from segment_campaigns where organization_id = ${c.org}`],
 ];
 
 it('moves with every write to what the scope reads, and only then', async (ctx) => {
@@ -90,6 +97,25 @@ it('follows the ad accounts the client may see', async (ctx) => {
   assert.is(await fingerprint(ctx, [google.id]), onlyGoogle, 'an account out of its reach');
   await ctx.t.db.sql`update ad_accounts set last_fetched_at = now() where id = ${google.id}`;
   assert.is.not(await fingerprint(ctx, [google.id]), onlyGoogle, 'its own account');
+});
+
+it("a segment report's ETag moves with its segments' campaigns, whoever changes them", async (ctx) => {
+  const { org, token } = await tenant(ctx.t);
+  const { report } = await fixtureReport(ctx.t, org, { kind: 'segment' });
+  const sql = ctx.t.db.sql;
+  const [segment] = await sql`insert into segments (organization_id, name) values (${org}, 'S') returning id`;
+  await sql`insert into report_segments (organization_id, report_id, segment_id) values (${org}, ${report}, ${segment.id})`;
+  await sql`update reports set groupings = array['total', 'segment'] where id = ${report}`;
+  const url = `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=segment`;
+  const before = await ctx.t.fetch(url, bearer(token));
+  assert.is(before.status, 200);
+  const etag = before.headers.get('etag')!;
+  await sql`insert into segment_campaigns (organization_id, segment_id, campaign_id)
+    select ${org}, ${segment.id}, id from campaigns where organization_id = ${org}`;
+  const after = await ctx.t.fetch(url, { headers: { authorization: `Bearer ${token}`, 'if-none-match': etag } });
+  assert.is(after.status, 200, 'not a 304: the answer changed');
+  assert.is.not(after.headers.get('etag'), etag);
+  assert.ok((await after.json()).rows.length > 0, 'the campaigns now count');
 });
 
 it.run();

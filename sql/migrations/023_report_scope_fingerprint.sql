@@ -10,9 +10,9 @@
 --
 -- What it covers is what the scope reads: the report, the organization's report version (migration 010, which
 -- `readout apply` also moves), the ad accounts this client may see with their report links and fact write counts
--- (migration 021, rates included), the report's segment links, and the organization's custom metrics; not the
--- segments' campaigns, which no ETag or check depends on (`readout apply` moves the report version when they
--- change). It takes the same arguments as the scope's filters on them. PL/pgSQL, so each connection plans it once.
+-- (migration 021, rates included), the report's segment links and their segments' campaigns, and the organization's
+-- custom metrics. A segment may hold thousands of campaigns: theirs go in as the md5 of their list. It takes the same
+-- arguments as the scope's filters on them. PL/pgSQL, so each connection plans it once.
 create function report_scope_fingerprint(p_report uuid, p_org uuid, p_all_accounts boolean, p_accounts uuid[])
 returns text
 language plpgsql stable as $$
@@ -25,6 +25,9 @@ begin
        left join fact_account_writes w on w.ad_account_id = a.id
        where ra.report_id = r.id and (p_all_accounts or a.id = any(p_accounts))),
     (select string_agg(rs.xmin::text, ',' order by rs.segment_id) from report_segments rs where rs.report_id = r.id),
+    (select md5(string_agg(concat_ws(':', sc.segment_id, sc.xmin), ',' order by sc.segment_id, sc.campaign_id))
+       from report_segments rs join segment_campaigns sc on sc.segment_id = rs.segment_id
+       where rs.report_id = r.id),
     (select string_agg(m.xmin::text, ',' order by m.id) from custom_metrics m where m.organization_id = p_org))
   from reports r
   where r.id = p_report and r.organization_id = p_org);

@@ -226,6 +226,8 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
     params.dateTo ?? null,
     prepared.accountIds,
     prepared.segmentIds,
+    // A segment report's campaigns, which a hand-written change can move without moving the report's version.
+    campaignIds && [...campaignIds].sort(),
     params.sort ?? null,
     params.sortDesc,
     params.nameFilter ?? null,
