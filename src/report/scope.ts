@@ -2,7 +2,7 @@
 import type { Context } from '../http/context.ts';
 import type { Principal } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
-import { query, queryAs } from '../store/queries.ts';
+import { queryAs } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { principalKey } from './reportCache.ts';
@@ -34,32 +34,25 @@ export type ReportScope = {
   fingerprint: string;
 };
 
-/**
- * Every data request and every 304 reads its report: a dashboard's panels, refreshed together, ask for the same one
- * at once. They share a read begun after each of them arrived (store/sharedReads.ts), so none misses a write.
- */
-const scopeReads = sharedReads<ReportScope | undefined>();
-
-/** The report named in the path as this client may see it, read from sql; undefined when it does not exist or is out of reach. */
+/** The report named in the path as this client may see it, as a read begun now finds it (currentScope). */
 export function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefined> {
-  return readScopeOf(sql, ctx.params.id ?? '', ctx.principal!);
+  return currentScope(sql, ctx.params.id ?? '', ctx.principal!);
 }
 
-/** The report with this id (as the path gives it) as this principal may see it; undefined when out of reach. */
-export async function readScopeOf(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
-  const id = pathId.toLowerCase();
-  if (!isUuid(id)) return undefined;
-  return scopeReads(sql, `${id} ${principalKey(principal)}`, async () => {
-    // Its lists are JSON, which PostgreSQL does not describe: typed here.
-    const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', [
-      id,
-      principal.organizationId,
-      ...allowList(principal.reports),
-      ...allowList(principal.adAccounts),
-    ]);
-    return row;
-  });
+/** The whole scope of report id as this principal may see it, read from sql; undefined when out of reach. */
+async function readWhole(sql: Sql, id: string, principal: Principal): Promise<ReportScope | undefined> {
+  // Its lists are JSON, which PostgreSQL does not describe: typed here.
+  const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', scopeParams(id, principal));
+  return row;
 }
+
+/** get-report-scope's and get-report-fingerprint's parameters: the report, and what the caller may see. */
+const scopeParams = (id: string, principal: Principal) => [
+  id,
+  principal.organizationId,
+  ...allowList(principal.reports),
+  ...allowList(principal.adAccounts),
+];
 
 /** The scope last read for each report and caller, per database. */
 const keptScopes = new WeakMap<Sql, Map<string, ReportScope>>();
@@ -67,10 +60,11 @@ const KEPT_SCOPES = 1024;
 const currentReads = sharedReads<ReportScope | undefined>();
 
 /**
- * The report as a read begun now would find it, as readScopeOf gives it: the scope kept from this function's last read
- * when a fingerprint read begun now (migration 023) finds the same rows, else read afresh and kept. One row of text
- * instead of the scope's lists, and the checks and ETags worked out for it kept too. Shared as the scope's reads are:
- * requests that arrive together get the same promise.
+ * The report as a read begun now would find it. Every data request and every 304 reads its report, and a dashboard's
+ * panels, refreshed together, ask for the same one at once: they share a read begun after each of them arrived
+ * (store/sharedReads.ts), so none misses a write. That read is the scope's fingerprint (migration 023), one row of
+ * text; while it is the one the last whole read gave, the scope kept from that read is the answer, with the checks and
+ * ETags worked out for it (report/request.ts). Otherwise the whole scope is read, and kept.
  */
 export function currentScope(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
   const id = pathId.toLowerCase();
@@ -81,15 +75,10 @@ export function currentScope(sql: Sql, pathId: string, principal: Principal): Pr
     if (!kept) keptScopes.set(sql, (kept = new Map()));
     const last = kept.get(key);
     if (last) {
-      const [row] = await query(sql, 'get-report-fingerprint', [
-        id,
-        principal.organizationId,
-        ...allowList(principal.reports),
-        ...allowList(principal.adAccounts),
-      ]);
+      const [row] = await queryAs<{ fingerprint: string }>(sql, 'get-report-fingerprint', scopeParams(id, principal));
       if (row?.fingerprint === last.fingerprint) return last;
     }
-    const scope = await readScopeOf(sql, id, principal);
+    const scope = await readWhole(sql, id, principal);
     kept.delete(key);
     if (kept.size >= KEPT_SCOPES) kept.delete(kept.keys().next().value!);
     if (scope) kept.set(key, scope);
