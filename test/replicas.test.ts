@@ -12,6 +12,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { postgresBin, startCluster, type Cluster } from '../scripts/postgresServers.ts';
 import { skipped } from './support/skip.ts';
 import { replicaReads } from '../src/store/replicas.ts';
+import { queryAs } from '../src/store/queries.ts';
 import type { ExclusivePool } from '../src/store/exclusive.ts';
 import { createMetrics } from '../src/serve/metrics.ts';
 
@@ -100,6 +101,18 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       await answer.arrayBuffer();
       return servedBy() === named;
     });
+    // get-report-fingerprint: a standby's snapshot does not list the transactions still running, so none is given to
+    // reuse a scope by, and the fingerprint decides.
+    const onStandby = postgres(standby.url(), { max: 1, onnotice: () => {} });
+    try {
+      const scope = [demo.reportIds[0], demo.organizationId, true, [], true, [], null];
+      const [fromStandby] = await queryAs<{ snapshot: string | null }>(onStandby, 'get-report-fingerprint', scope);
+      assert.is(fromStandby.snapshot, null);
+      const [fromPrimary] = await queryAs<{ snapshot: string | null }>(sql, 'get-report-fingerprint', scope);
+      assert.type(fromPrimary.snapshot, 'string');
+    } finally {
+      await onStandby.end();
+    }
     await until(
       'a definition from the standby',
       async () => (await call(`/v1/reports/${demo.reportIds[0]}`, auth)).status === 200 && servedBy() === named,

@@ -1,8 +1,12 @@
 // Migration 023: a report scope's fingerprint moves with every write to a row the scope is read from, whoever makes
-// it, so a 304 that finds the same fingerprint in a read begun after it came can trust the scope read before.
+// it, so a 304 that finds the same fingerprint in a read begun after it came can trust the scope read before. Migration
+// 024: while no transaction has ended since, the snapshot alone says so, and the fingerprint is not computed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
+import { onPostgres } from './support/database.ts';
+import { skipped } from './support/skip.ts';
+import { queryAs } from '../src/store/queries.ts';
 import { bearer, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 
@@ -116,6 +120,60 @@ it("a segment report's ETag moves with its segments' campaigns, whoever changes 
   assert.is(after.status, 200, 'not a 304: the answer changed');
   assert.is.not(after.headers.get('etag'), etag);
   assert.ok((await after.json()).rows.length > 0, 'the campaigns now count');
+});
+
+/** get-report-fingerprint for the whole report, given the snapshot the scope was last known to hold in. */
+async function check(ctx: Ctx, snapshot: string | null) {
+  const [row] = await queryAs<{ snapshot: string | null; fingerprint: string | null }>(
+    ctx.t.db.sql,
+    'get-report-fingerprint',
+    [ctx.report, ctx.org, true, [], true, [], snapshot],
+  );
+  return row;
+}
+
+it('the fingerprint is skipped while no transaction has ended, and decides once one has, anywhere', async (ctx) => {
+  const first = await check(ctx, null);
+  assert.ok(first.snapshot, 'a snapshot');
+  assert.is(first.fingerprint, await fingerprint(ctx), 'no snapshot to compare: the fingerprint');
+  const again = await check(ctx, first.snapshot);
+  assert.is(again.snapshot, first.snapshot, 'nothing ended since');
+  assert.is(again.fingerprint, null, 'so no fingerprint');
+  await tenant(ctx.t);
+  const after = await check(ctx, first.snapshot);
+  assert.is.not(after.snapshot, first.snapshot, 'a transaction ended elsewhere');
+  assert.is(after.fingerprint, first.fingerprint, 'the fingerprint decides: nothing of this scope changed');
+  const [{ snapshot: scoped }] = await queryAs<{ snapshot: string }>(ctx.t.db.sql, 'get-report-scope', [
+    ctx.report,
+    ctx.org,
+    true,
+    [],
+    true,
+    [],
+  ]);
+  assert.is((await check(ctx, scoped)).fingerprint, null, 'the whole read gives its snapshot too');
+});
+
+it('a write running when the scope was read moves the snapshot when it commits, though later ones ended first', async (ctx) => {
+  const test = 'a write running when the scope was read';
+  if (skipped(!onPostgres, 'report scope fingerprint', test, 'needs two transactions at once: PostgreSQL only')) return;
+  const writer = await ctx.t.db.sql.reserve();
+  try {
+    // The writer takes its transaction id, then later ones end: the scope is read with the writer listed as running,
+    // below the snapshot's xmax, so its commit leaves xmax where it was and changes only that list.
+    await writer`begin`;
+    await writer`update report_versions set version = version + 1 where organization_id = ${ctx.org}`;
+    await tenant(ctx.t);
+    const read = await check(ctx, null);
+    assert.is((await check(ctx, read.snapshot)).fingerprint, null, 'nothing ended since');
+    await writer`commit`;
+    const after = await check(ctx, read.snapshot);
+    assert.is.not(after.snapshot, read.snapshot, 'the writer ended');
+    assert.ok(after.fingerprint && after.fingerprint !== read.fingerprint, 'and what it wrote is seen');
+  } finally {
+    await writer`rollback`.catch(() => {});
+    writer.release();
+  }
 });
 
 it.run();

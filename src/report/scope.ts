@@ -2,7 +2,7 @@
 import type { Context } from '../http/context.ts';
 import type { Principal } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
-import { queryAs } from '../store/queries.ts';
+import { queryAs, type QueryRow } from '../store/queries.ts';
 import { allowList, isUuid } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { principalKey } from './reportCache.ts';
@@ -39,11 +39,17 @@ export function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefin
   return currentScope(sql, ctx.params.id ?? '', ctx.principal!);
 }
 
-/** The whole scope of report id as this principal may see it, read from sql; undefined when out of reach. */
-async function readWhole(sql: Sql, id: string, principal: Principal): Promise<ReportScope | undefined> {
+/** The whole scope of report id as this principal may see it, and the snapshot it was read in; undefined when out of reach. */
+async function readWhole(sql: Sql, id: string, principal: Principal): Promise<Kept | undefined> {
   // Its lists are JSON, which PostgreSQL does not describe: typed here.
-  const [row] = await queryAs<ReportScope>(sql, 'get-report-scope', scopeParams(id, principal));
-  return row;
+  const [row] = await queryAs<ReportScope & Pick<Kept, 'snapshot'>>(
+    sql,
+    'get-report-scope',
+    scopeParams(id, principal),
+  );
+  if (!row) return undefined;
+  const { snapshot, ...scope } = row;
+  return { scope, snapshot };
 }
 
 /** get-report-scope's and get-report-fingerprint's parameters: the report, and what the caller may see. */
@@ -54,17 +60,23 @@ const scopeParams = (id: string, principal: Principal) => [
   ...allowList(principal.adAccounts),
 ];
 
+/** A scope as last read, and the snapshot it is known to hold in (migration 024; null on a standby). */
+type Kept = { scope: ReportScope; snapshot: string | null };
+
+type Fingerprint = QueryRow<'get-report-fingerprint'>;
+
 /** The scope last read for each report and caller, per database. */
-const keptScopes = new WeakMap<Sql, Map<string, ReportScope>>();
+const keptScopes = new WeakMap<Sql, Map<string, Kept>>();
 const KEPT_SCOPES = 1024;
 const currentReads = sharedReads<ReportScope | undefined>();
 
 /**
  * The report as a read begun now would find it. Every data request and every 304 reads its report, and a dashboard's
  * panels, refreshed together, ask for the same one at once: they share a read begun after each of them arrived
- * (store/sharedReads.ts), so none misses a write. That read is the scope's fingerprint (migration 023), one row of
- * text; while it is the one the last whole read gave, the scope kept from that read is the answer, with the checks and
- * ETags worked out for it (report/request.ts). Otherwise the whole scope is read, and kept.
+ * (store/sharedReads.ts), so none misses a write. That read is one row of text: the snapshot it reads in, and unless
+ * no transaction has ended since the kept scope was known to hold (migration 024), the scope's fingerprint (migration
+ * 023). While either matches, the scope kept from the last whole read is the answer, with the checks and ETags worked
+ * out for it (report/request.ts). Otherwise the whole scope is read, and kept.
  */
 export function currentScope(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
   const id = pathId.toLowerCase();
@@ -75,14 +87,19 @@ export function currentScope(sql: Sql, pathId: string, principal: Principal): Pr
     if (!kept) keptScopes.set(sql, (kept = new Map()));
     const last = kept.get(key);
     if (last) {
-      const [row] = await queryAs<{ fingerprint: string }>(sql, 'get-report-fingerprint', scopeParams(id, principal));
-      if (row?.fingerprint === last.fingerprint) return last;
+      const params = [...scopeParams(id, principal), last.snapshot];
+      const [{ snapshot, fingerprint }] = await queryAs<Fingerprint>(sql, 'get-report-fingerprint', params);
+      if (snapshot !== null && snapshot === last.snapshot) return last.scope;
+      if (fingerprint === last.scope.fingerprint) {
+        last.snapshot = snapshot;
+        return last.scope;
+      }
     }
-    const scope = await readWhole(sql, id, principal);
+    const read = await readWhole(sql, id, principal);
     kept.delete(key);
     if (kept.size >= KEPT_SCOPES) kept.delete(kept.keys().next().value!);
-    if (scope) kept.set(key, scope);
-    return scope;
+    if (read) kept.set(key, read);
+    return read?.scope;
   });
 }
 

@@ -214,12 +214,12 @@ export type QueryTypes = {
     row: { "budget": number; "used": number };
   };
   'get-report-fingerprint': {
-    params: [string | null, string | null, boolean | null, string[] | null, boolean | null, string[] | null];
-    row: { "fingerprint": string };
+    params: [string | null, string | null, boolean | null, string[] | null, boolean | null, string[] | null, string | null];
+    row: { "snapshot": string | null; "fingerprint": string | null };
   };
   'get-report-scope': {
     params: [string | null, string | null, boolean | null, string[] | null, boolean | null, string[] | null];
-    row: { "id": string; "name": string; "kind": string; "currency": string; "metrics": string[]; "groupings": string[]; "version": string; "accounts": unknown; "segments": unknown; "custom_metrics": unknown; "fingerprint": string };
+    row: { "id": string; "name": string; "kind": string; "currency": string; "metrics": string[]; "groupings": string[]; "version": string; "accounts": unknown; "segments": unknown; "custom_metrics": unknown; "fingerprint": string; "snapshot": string | null };
   };
   'get-report-span': {
     params: [string[] | null, string[] | null];
