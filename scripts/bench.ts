@@ -582,6 +582,12 @@ async function replicasPart(): Promise<{ rows: string[]; targets: [string, strin
 const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'readout-bench-')) : undefined;
 const logDir = mkdtempSync(join(tmpdir(), 'readout-bench-logs-'));
 log(`server output in ${logDir}`);
+// A full run writes gigabytes of request log lines: removed at exit, unless the run failed or a request under load
+// did, when they say why.
+let keepLogs = true;
+process.on('exit', () =>
+  keepLogs ? log(`server output kept in ${logDir}`) : rmSync(logDir, { recursive: true, force: true }),
+);
 const processes: Proc[] = [];
 /** The server's command exactly as `npm start` runs it (package.json), flags and all, without the shell's `exec`; BENCH_START="node ..." tries another. */
 const serverCommand = () =>
@@ -645,10 +651,14 @@ async function footprintPart(): Promise<{ rows: string[]; targets: [string, stri
 if (only === 'footprint') {
   const part = await footprintPart();
   console.log([machine('embedded PGlite'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
+  keepLogs = false;
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
 if (only === 'replicas') {
-  if (replicasSkipped()) process.exit(0);
+  if (replicasSkipped()) {
+    keepLogs = false;
+    process.exit(0);
+  }
   const part = await replicasPart();
   console.log(
     [
@@ -659,6 +669,7 @@ if (only === 'replicas') {
       ...targetTable(part.targets),
     ].join('\n'),
   );
+  keepLogs = false;
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
 // An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never
@@ -1239,6 +1250,7 @@ try {
     targets.push(...part.targets);
   }
   const errors = loads.reduce((n, r) => n + r.errors + r.unexpected, 0);
+  keepLogs = errors > 0;
   if (loads.length > 0) targets.push(['no errors under load', `${errors} errors`, errors === 0]);
 
   // --- report --------------------------------------------------------------------------------------------------
