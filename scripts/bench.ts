@@ -900,8 +900,8 @@ try {
       [`GET /v1/reports beside it${each}`, medianRun(listRuns)],
     );
     // The 304 above finds that no transaction has ended since the scope was read, most of the time: only the bench's
-    // own quota writes commit meanwhile. On a database written to all the while, every one computes the scope's
-    // fingerprint instead (sql/queries/get-report-fingerprint.sql): one run with a transaction committed every
+    // own quota writes commit meanwhile. On a database written to all the while, most compute the scope's
+    // fingerprint as well (sql/queries/get-report-fingerprint.sql): one run with a transaction committed every
     // millisecond or so on another connection.
     log('304 while other transactions commit');
     const writer = await sql.reserve();

@@ -1,12 +1,14 @@
 // Migration 023: a report scope's fingerprint moves with every write to a row the scope is read from, whoever makes
-// it, so a 304 that finds the same fingerprint in a read begun after it came can trust the scope read before. Migration
-// 024: while no transaction has ended since, the snapshot alone says so, and the fingerprint is not computed.
+// it, so a 304 that finds the same fingerprint in a read begun after it came can trust the scope read before. While no
+// transaction has ended since, the snapshot alone says so (get-report-fingerprint), and the fingerprint is not computed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
 import { onPostgres } from './support/database.ts';
 import { skipped } from './support/skip.ts';
 import { queryAs } from '../src/store/queries.ts';
+import { currentScope } from '../src/report/scope.ts';
+import type { Principal } from '../src/http/caller.ts';
 import { bearer, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 
@@ -170,6 +172,30 @@ it('a write running when the scope was read moves the snapshot when it commits, 
     const after = await check(ctx, read.snapshot);
     assert.is.not(after.snapshot, read.snapshot, 'the writer ended');
     assert.ok(after.fingerprint && after.fingerprint !== read.fingerprint, 'and what it wrote is seen');
+  } finally {
+    await writer`rollback`.catch(() => {});
+    writer.release();
+  }
+});
+
+it('currentScope reuses the kept scope while nothing ended, and reads a writer running meanwhile once it commits', async (ctx) => {
+  const test = 'currentScope and a writer running meanwhile';
+  if (skipped(!onPostgres, 'report scope fingerprint', test, 'needs two transactions at once: PostgreSQL only')) return;
+  const principal = { organizationId: ctx.org, reports: 'all', adAccounts: 'all' } as unknown as Principal;
+  const sql = ctx.t.db.sql;
+  const writer = await sql.reserve();
+  try {
+    await writer`begin`;
+    await writer`update report_versions set version = version + 1 where organization_id = ${ctx.org}`;
+    await tenant(ctx.t);
+    const first = await currentScope(sql, ctx.report, principal);
+    assert.ok(first);
+    assert.is(await currentScope(sql, ctx.report, principal), first, 'nothing ended: the kept scope');
+    await writer`commit`;
+    const after = await currentScope(sql, ctx.report, principal);
+    assert.ok(after);
+    assert.is.not(after.version, first.version, 'the committed version is read');
+    assert.is(await currentScope(sql, ctx.report, principal), after, 'and kept in its turn');
   } finally {
     await writer`rollback`.catch(() => {});
     writer.release();

@@ -60,7 +60,7 @@ const scopeParams = (id: string, principal: Principal) => [
   ...allowList(principal.adAccounts),
 ];
 
-/** A scope as last read, and the snapshot it is known to hold in (migration 024; null on a standby). */
+/** A scope as last read, and the snapshot it is known to hold in (get-report-fingerprint; null on a standby). */
 type Kept = { scope: ReportScope; snapshot: string | null };
 
 type Fingerprint = QueryRow<'get-report-fingerprint'>;
@@ -74,8 +74,8 @@ const currentReads = sharedReads<ReportScope | undefined>();
  * The report as a read begun now would find it. Every data request and every 304 reads its report, and a dashboard's
  * panels, refreshed together, ask for the same one at once: they share a read begun after each of them arrived
  * (store/sharedReads.ts), so none misses a write. That read is one row of text: the snapshot it reads in, and unless
- * no transaction has ended since the kept scope was known to hold (migration 024), the scope's fingerprint (migration
- * 023). While either matches, the scope kept from the last whole read is the answer, with the checks and ETags worked
+ * no transaction has ended since the kept scope was known to hold (sql/queries/get-report-fingerprint.sql), the scope's
+ * fingerprint (migration 023). While either matches, the scope kept from the last whole read is the answer, with the checks and ETags worked
  * out for it (report/request.ts). Otherwise the whole scope is read, and kept.
  */
 export function currentScope(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
