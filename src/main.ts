@@ -1,4 +1,6 @@
 // Entry point: configuration, database, migrations, the app, and the runtime's server; graceful on SIGTERM/SIGINT.
+// First, before anything else can leave Node's tick class to be collected (serve/tickShape.ts).
+import './serve/tickShape.ts';
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
