@@ -69,10 +69,6 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 type Proc = { child: ChildProcess; url: string; pid: number };
 
-/**
- * Starts a server with its output going to a file, not a pipe: reading every request's log line would put the
- * bench's own work on the cores it measures. The URL is read from the file's "listening" line.
- */
 /** Every server started and not yet gone: stopped on the way out, however the bench ends. */
 const running = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -86,6 +82,10 @@ for (const [signal, code] of [
 ] as const)
   process.on(signal, () => process.exit(code));
 
+/**
+ * Starts a server with its output going to a file, not a pipe: reading every request's log line would put the
+ * bench's own work on the cores it measures. The URL is read from the file's "listening" line.
+ */
 async function start(cmd: string[], env: Record<string, string | undefined>): Promise<Proc> {
   const logFile = join(logDir, `${processes.length}-${cmd.at(-1)!.replace(/\W+/g, '-')}.log`);
   const fd = openSync(logFile, 'w');

@@ -39,7 +39,10 @@ export function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefin
   return currentScope(sql, ctx.params.id ?? '', ctx.principal!);
 }
 
-/** The whole scope of report id as this principal may see it, and the snapshot it was read in; undefined when out of reach. */
+/**
+ * The whole scope of report id as this principal may see it, and the snapshot it was read in; undefined when out of
+ * reach.
+ */
 async function readWhole(sql: Sql, id: string, principal: Principal): Promise<Kept | undefined> {
   // Its lists are JSON, which PostgreSQL does not describe: typed here.
   const [row] = await queryAs<ReportScope & Pick<Kept, 'snapshot'>>(
@@ -75,8 +78,8 @@ const currentReads = sharedReads<ReportScope | undefined>();
  * panels, refreshed together, ask for the same one at once: they share a read begun after each of them arrived
  * (store/sharedReads.ts), so none misses a write. That read is one row of text: the snapshot it reads in, and unless
  * no transaction has ended since the kept scope was known to hold (sql/queries/get-report-fingerprint.sql), the scope's
- * fingerprint (migration 023). While either matches, the scope kept from the last whole read is the answer, with the checks and ETags worked
- * out for it (report/request.ts). Otherwise the whole scope is read, and kept.
+ * fingerprint (migration 023). While either matches, the scope kept from the last whole read is the answer, with the
+ * checks and ETags worked out for it (report/request.ts). Otherwise the whole scope is read, and kept.
  */
 export function currentScope(sql: Sql, pathId: string, principal: Principal): Promise<ReportScope | undefined> {
   const id = pathId.toLowerCase();
