@@ -948,7 +948,24 @@ CREATE OR REPLACE FUNCTION public.lock_converted_rollups(p_exclusive boolean)
  RETURNS void
  LANGUAGE sql
 AS $function$
-  select case when p_exclusive then pg_advisory_xact_lock(727019) else pg_advisory_xact_lock_shared(727019) end
+  select lock_writers()
+$function$;
+
+CREATE OR REPLACE FUNCTION public.lock_writers()
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  select pg_advisory_xact_lock(727019)
+$function$;
+
+CREATE OR REPLACE FUNCTION public.lock_writers_before_statement()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform lock_writers();
+  return null;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.period_start(p_interval text, p_day date)
@@ -1505,12 +1522,16 @@ AS $function$
     else (select r.usd_per_unit from fx_rates r where r.currency = p_currency and r.day <= p_day order by r.day desc limit 1) end
 $function$;
 
+CREATE TRIGGER writers_lock BEFORE DELETE ON ad_accounts FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER writers_lock BEFORE DELETE ON campaigns FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER writers_lock BEFORE DELETE ON creatives FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER fact_writes_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
 CREATE TRIGGER fact_writes_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
 CREATE TRIGGER fact_writes_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
 CREATE TRIGGER facts_monthly_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
 CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER writers_lock BEFORE INSERT OR DELETE OR UPDATE ON facts FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER facts_campaign_daily_accounts_delete AFTER DELETE ON facts_campaign_daily REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_account_daily_after_write();
 CREATE TRIGGER facts_campaign_daily_accounts_insert AFTER INSERT ON facts_campaign_daily REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_account_daily_after_write();
 CREATE TRIGGER facts_campaign_daily_accounts_update AFTER UPDATE ON facts_campaign_daily REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_account_daily_after_write();
@@ -1523,6 +1544,8 @@ CREATE TRIGGER converted_rollups_rates_update AFTER UPDATE ON fx_rates REFERENCI
 CREATE TRIGGER fact_writes_rates_delete AFTER DELETE ON fx_rates REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
 CREATE TRIGGER fact_writes_rates_insert AFTER INSERT ON fx_rates REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
 CREATE TRIGGER fact_writes_rates_update AFTER UPDATE ON fx_rates REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_rates();
+CREATE TRIGGER writers_lock BEFORE INSERT OR DELETE OR UPDATE ON fx_rates FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER writers_lock BEFORE DELETE ON organizations FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER report_ad_accounts_version_delete AFTER DELETE ON report_ad_accounts REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_insert AFTER INSERT ON report_ad_accounts REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER report_ad_accounts_version_update AFTER UPDATE ON report_ad_accounts REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
@@ -1533,3 +1556,4 @@ CREATE TRIGGER converted_rollups_report_currency AFTER INSERT OR UPDATE OF curre
 CREATE TRIGGER reports_version_delete AFTER DELETE ON reports REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER reports_version_insert AFTER INSERT ON reports REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
 CREATE TRIGGER reports_version_update AFTER UPDATE ON reports REFERENCING OLD TABLE AS old_rows NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION bump_report_versions();
+CREATE TRIGGER writers_lock BEFORE INSERT OR UPDATE OF currency ON reports FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();

@@ -25,6 +25,8 @@ export async function applyCatalogue(
   if (!file.ok) return file;
   try {
     return await transaction(sql, async (tx) => {
+      // A run that may write takes the writers' lock first (docs/decisions.md §14): a report's currency is one.
+      if (!options.dryRun) await query(tx, 'lock-writers');
       await query(tx, 'catalogue-lock', [org]);
       const stored = await readStored(tx, org);
       const planned = plan(file, stored, options.prune);

@@ -222,6 +222,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
   await requireOrganization(sql, org);
   const tick = progressMeter(deps.progress);
   const imported = await transaction(sql, async (tx) => {
+    await query(tx, 'lock-writers');
     await query(tx, 'create-import-staging');
     const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
     let withStatus = false;
@@ -297,6 +298,7 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays
   // flat.
   const rows = await transaction(sql, async (tx) => {
+    await query(tx, 'lock-writers');
     await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
     let written = 0;
     const chunkDays = Math.max(1, Math.floor(200_000 / creatives));

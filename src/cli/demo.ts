@@ -301,6 +301,7 @@ export type DemoCredentials = { organizationId: string; reportIds: string[]; cli
 /** Creates the demo organization, or tops it up, and issues its client a fresh secret. */
 export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> {
   const out = await transaction(sql, async (tx) => {
+    await query(tx, 'lock-writers');
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
     const [existing] = await query(tx, 'find-demo-client', [org]);

@@ -37,6 +37,7 @@ export async function fxImport(
   }
   if (rates.length === 0) throw new UsageError('--file: holds no rate');
   const written = await transaction(sql, async (tx) => {
+    await query(tx as unknown as Sql, 'lock-writers');
     await query(tx as unknown as Sql, 'delete-demo-rates', [[...new Set(rates.map((r) => r.currency))]]);
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {

@@ -65,7 +65,10 @@ export function subscriptionLock(locked: boolean) {
 
 /** Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration 018). */
 export async function deleteOrganization(sql: Sql, org: string) {
-  const [row] = await query(sql, 'delete-organization', [org]);
+  const row = await transaction(sql, async (tx) => {
+    await query(tx, 'lock-writers');
+    return (await query(tx, 'delete-organization', [org]))[0];
+  });
   await query(sql, 'analyze-facts');
   return row;
 }

@@ -72,6 +72,7 @@ export type QueryName =
   | 'list-signing-keys'
   | 'list-system-metrics'
   | 'list-token-issuers'
+  | 'lock-writers'
   | 'mark-fetched'
   | 'mark-organization-fetched'
   | 'refund-quota'

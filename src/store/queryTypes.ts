@@ -289,6 +289,10 @@ export type QueryTypes = {
     params: [];
     row: { "issuer": string };
   };
+  'lock-writers': {
+    params: [];
+    row: { "locked": boolean };
+  };
   'mark-fetched': {
     params: [string[] | null, (Date | string) | null];
     row: {  };

@@ -1,0 +1,46 @@
+-- 024: one lock order for every writer (docs/decisions.md §14). Facts, exchange rates and report currencies are
+-- written behind one exclusive advisory lock (727019, once migration 019's converted-rollups lock), taken before any
+-- row: the commands take it as their transaction's first statement, and a statement-level trigger takes it before a
+-- plain SQL statement touches a row. Migration 019 had fact writers share it and take it late, after their rows and
+-- migration 021's stamps, so a rate import waiting for it exclusively closed a cycle with them.
+
+-- The writers' lock, held until the transaction ends. A transaction that writes facts, rates or report currencies in
+-- several statements calls it first.
+create function lock_writers()
+returns void
+language sql as $$
+  select pg_advisory_xact_lock(727019)
+$$;
+
+-- Migration 019's triggers still call this: the same lock, exclusive whatever they ask (taken already by then).
+create or replace function lock_converted_rollups(p_exclusive boolean)
+returns void
+language sql as $$
+  select lock_writers()
+$$;
+
+create function lock_writers_before_statement()
+returns trigger
+language plpgsql as $$
+begin
+  perform lock_writers();
+  return null;
+end
+$$;
+
+-- Before the statement reads or locks a row; a delete of an organization, an ad account, a campaign or a creative
+-- cascades to facts.
+create trigger writers_lock before insert or update or delete on facts
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before insert or update or delete on fx_rates
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before insert or update of currency on reports
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before delete on organizations
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before delete on ad_accounts
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before delete on campaigns
+  for each statement execute function lock_writers_before_statement();
+create trigger writers_lock before delete on creatives
+  for each statement execute function lock_writers_before_statement();
