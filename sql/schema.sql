@@ -953,9 +953,14 @@ $function$;
 
 CREATE OR REPLACE FUNCTION public.lock_writers()
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
 AS $function$
-  select pg_advisory_xact_lock(727019)
+begin
+  perform pg_advisory_xact_lock(727019);
+  if current_setting('synchronous_commit') = 'off' then
+    perform set_config('synchronous_commit', 'local', true);
+  end if;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.lock_writers_before_statement()

@@ -6,10 +6,19 @@
 
 -- The writers' lock, held until the transaction ends. A transaction that writes facts, rates or report currencies in
 -- several statements calls it first.
+--
+-- Such a write becomes visible only once its WAL is flushed, whatever synchronous_commit the server or the writer's
+-- connection has: a read on a standby waits for the primary's flushed WAL (src/store/replicas.ts), so the changes
+-- feed's resume point must not pass a write that is visible on the primary and not yet flushed (docs/decisions.md §6).
 create function lock_writers()
 returns void
-language sql as $$
-  select pg_advisory_xact_lock(727019)
+language plpgsql as $$
+begin
+  perform pg_advisory_xact_lock(727019);
+  if current_setting('synchronous_commit') = 'off' then
+    perform set_config('synchronous_commit', 'local', true);
+  end if;
+end
 $$;
 
 -- Migration 019's triggers still call this: the same lock, exclusive whatever they ask (taken already by then).
