@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import process from 'node:process';
-import { UsageError } from './cli/args.ts';
+import { readBounded, UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './store/open.ts';
@@ -46,12 +46,8 @@ async function* readStream(path: string): AsyncGenerator<Uint8Array> {
   yield* gzip ? Readable.from(all).pipe(createGunzip()) : all;
 }
 
-/** The same, whole, for the files read whole (exchange rates, a catalogue). */
-async function readText(path: string): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of readStream(path)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
+/** The same, whole and up to a limit, for the files read whole (exchange rates, a catalogue). */
+const readText = (path: string, maxBytes: number) => readBounded(readStream(path), maxBytes);
 
 let config: ReturnType<typeof loadConfig> | undefined;
 try {

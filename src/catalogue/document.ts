@@ -49,6 +49,8 @@ export type ReadFile =
  * may stand for a node at most MAX_ALIASES times (a small file of aliases to aliases would expand without end).
  */
 export const MAX_FILE_CHARACTERS = 1024 * 1024;
+/** The same limit on the bytes read: a file is read no further (docs/decisions.md §12). */
+export const MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_ENTRIES = 10_000;
 const MAX_ALIASES = 100;
 

@@ -91,11 +91,52 @@ function unreadable(path: string, error: unknown): UsageError {
   );
 }
 
-/** The text of the file a --file flag names; a file that cannot be read is bad input, named with its reason. */
-export async function readFileFlag(readText: (path: string) => Promise<string>, path: string): Promise<string> {
+/** Reads a file whole, up to maxBytes: past them, the file is refused and the rest never read. */
+export type ReadText = (path: string, maxBytes: number) => Promise<string>;
+
+/** What a command reads whole at most, and what to do with a larger file. */
+export type FileLimit = { maxBytes: number; command: string; instead: string };
+
+/** A file longer than its command reads (an endless pipe, /dev/zero): reading stopped at the limit. */
+export class FileTooLong extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`longer than ${maxBytes} bytes`);
+  }
+}
+
+/** Chunks as one text, refused once they pass maxBytes, so that memory stays bounded whatever the input. */
+export async function readBounded(chunks: AsyncIterable<Uint8Array>, maxBytes: number): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of chunks) {
+    size += chunk.byteLength;
+    // Leaving the loop ends the source: a file is closed, standard input no longer read.
+    if (size > maxBytes) throw new FileTooLong(maxBytes);
+    parts.push(chunk);
+  }
+  const whole = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    whole.set(part, at);
+    at += part.byteLength;
+  }
+  return new TextDecoder().decode(whole);
+}
+
+/**
+ * The text of the file a --file flag names; a file that cannot be read, or is longer than the command reads, is bad
+ * input, named with its reason.
+ */
+export async function readFileFlag(readText: ReadText, path: string, limit: FileLimit): Promise<string> {
   try {
-    return await readText(path);
+    return await readText(path, limit.maxBytes);
   } catch (error) {
+    if (error instanceof FileTooLong) {
+      const size = `${limit.maxBytes / 1024 / 1024} MB`;
+      throw new UsageError(
+        `--file: ${path === '-' ? 'standard input' : path} is longer than the ${size} ${limit.command} reads; ${limit.instead}`,
+      );
+    }
     throw unreadable(path, error);
   }
 }

@@ -2,15 +2,18 @@
 // accounts as a file, kept in the operator's own repository and applied idempotently.
 import type { Sql } from '../store/database.ts';
 import { applyCatalogue } from '../catalogue/apply.ts';
-import { FileTooLarge, formatProblem } from '../catalogue/document.ts';
+import { FileTooLarge, formatProblem, MAX_FILE_BYTES } from '../catalogue/document.ts';
 import { exportCatalogue } from '../catalogue/export.ts';
 import { changeLine } from '../catalogue/plan.ts';
-import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed, type ReadText } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { query } from '../store/queries.ts';
 import { result } from './output.ts';
 
-export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string) => Promise<string>) {
+/** docs/decisions.md §12: what apply reads at most. */
+const APPLY_LIMIT = { maxBytes: MAX_FILE_BYTES, command: 'apply', instead: 'split it, or apply it in parts' };
+
+export async function apply(sql: Sql, { flags }: Parsed, readText: ReadText) {
   const f = readFlags(flags, ['org', 'file']);
   const org = uuidFlag('org', f.org);
   await requireOrganization(sql, org);
@@ -18,7 +21,7 @@ export async function apply(sql: Sql, { flags }: Parsed, readText: (path: string
   const name = f.file === '-' ? 'stdin' : f.file;
   let outcome: Awaited<ReturnType<typeof applyCatalogue>>;
   try {
-    outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file), {
+    outcome = await applyCatalogue(sql, org, await readFileFlag(readText, f.file, APPLY_LIMIT), {
       dryRun,
       prune: flags.has('prune'),
     });

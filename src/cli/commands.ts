@@ -1,7 +1,7 @@
 // The operator commands of docs/decisions.md §10, by their words, each with the usage its help prints and the checks of
 // its flags read from (a required flag is written `--org ID`, an optional one `[--plan CODE]`, a switch `[--yes]`).
 import type { Sql } from '../store/database.ts';
-import type { Parsed } from './args.ts';
+import type { Parsed, ReadText } from './args.ts';
 import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRevoke } from './client.ts';
 import { apply, configExport } from './catalogue.ts';
 import { accountConnection, generate, importFile } from './data.ts';
@@ -18,8 +18,8 @@ export type CommandDeps = {
   sql: Sql;
   now: number;
   progress: (line: string) => void;
-  /** Reads a file named on the command line (only the entry file touches the file system). */
-  readText?: (path: string) => Promise<string>;
+  /** Reads a file named on the command line, up to a limit (only the entry file touches the file system). */
+  readText?: ReadText;
   /** The same as chunks of bytes, as they are read: `-` is standard input, gzip is unpacked. */
   readStream?: (path: string) => AsyncIterable<Uint8Array>;
   /** Whether the database speaks COPY (real PostgreSQL does; the embedded socket does not). */

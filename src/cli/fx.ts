@@ -2,8 +2,14 @@
 import { transaction, type Sql } from '../store/database.ts';
 import { parseRates, RatesError } from './rates.ts';
 import { query } from '../store/queries.ts';
-import { readFileFlag, readFlags, UsageError, type Parsed } from './args.ts';
+import { readFileFlag, readFlags, UsageError, type Parsed, type ReadText } from './args.ts';
 import { result, type CommandResult } from './output.ts';
+
+/**
+ * docs/decisions.md §11: what `fx import` reads at most. The European Central Bank's whole history is about 2 MB; a
+ * file of `date,currency,usd_per_unit` for 30 currencies over 25 years about 7 MB.
+ */
+const RATES_LIMIT = { maxBytes: 16 * 1024 * 1024, command: 'fx import', instead: 'import it in parts' };
 
 /** Rows a statement writes at a time: a history file holds hundreds of thousands. */
 const BATCH = 20_000;
@@ -21,13 +27,9 @@ export async function rateWarnings(sql: Sql): Promise<string[]> {
   );
 }
 
-export async function fxImport(
-  sql: Sql,
-  { flags }: Parsed,
-  readText: (path: string) => Promise<string>,
-): Promise<CommandResult> {
+export async function fxImport(sql: Sql, { flags }: Parsed, readText: ReadText): Promise<CommandResult> {
   const f = readFlags(flags, ['file']);
-  const text = await readFileFlag(readText, f.file);
+  const text = await readFileFlag(readText, f.file, RATES_LIMIT);
   let rates: ReturnType<typeof parseRates>;
   try {
     rates = parseRates(text);
