@@ -480,10 +480,7 @@ it('a 15 MB file is refused by a real process whose heap is capped at 100 MB: it
       .split('\n')
       .filter((line) => !line.startsWith('npm warn'));
     assert.is(lines.length, 1, out.stderr);
-    assert.ok(
-      /^readout: --file: .*big\.yaml is longer than the 1 MB apply reads; split it/.test(lines[0]),
-      lines[0],
-    );
+    assert.ok(/^readout: --file: .*big\.yaml is longer than the 1 MB apply reads; split it/.test(lines[0]), lines[0]);
   } finally {
     dir.remove();
   }

@@ -163,10 +163,57 @@ function tooLarge(raw: Buffer | undefined): Malformed {
   return end >= 0 && end < 16 * 1024 ? 'headers-too-large' : 'url-too-long';
 }
 
+/** How long, and how much, the rest of a body refused unread is read after its answer before the connection is cut. */
+const DRAIN_MS = 5000;
+const DRAIN_BYTES = 128 * 1024 * 1024;
+/** A client that sends nothing for this long has stopped: the connection is closed, gently. */
+const DRAIN_IDLE_MS = 500;
+
+/**
+ * An answer that refuses a body it has not read asks for the connection to be closed (routes/token.ts). node:http
+ * would close it as soon as the answer is written, while the client is still sending: the unread bytes turn the close
+ * into a reset, which throws away the answer before the client reads it (RFC 9112 §9.6). Instead, as nginx's lingering
+ * close does, the rest is read and dropped until the client stops sending, then the connection is closed; past
+ * DRAIN_MS or DRAIN_BYTES it is cut.
+ */
+function drainRefused(response: globalThis.Response, req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || response.headers.get('connection') !== 'close') return;
+  response.headers.delete('connection');
+  res.once('finish', () => {
+    const socket = req.socket;
+    let read = 0;
+    let idle: ReturnType<typeof setTimeout> | undefined;
+    const close = (gently: boolean) => {
+      clearTimeout(idle);
+      clearTimeout(limit);
+      if (gently) socket.end();
+      else socket.destroy();
+    };
+    const limit = setTimeout(() => close(false), DRAIN_MS);
+    const waitIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => close(true), DRAIN_IDLE_MS);
+    };
+    req.on('data', (chunk: Buffer) => {
+      read += chunk.byteLength;
+      if (read > DRAIN_BYTES) close(false);
+      else waitIdle();
+    });
+    req.once('end', () => close(true));
+    socket.once('close', () => close(false));
+    waitIdle();
+    req.resume();
+  });
+}
+
 export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
   useResponseClass(Response as unknown as typeof globalThis.Response);
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
-  const adapter = createServerAdapter((request: Request) => app(request));
+  const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse }>(async (request, { req, res }) => {
+    const response = await app(request);
+    drainRefused(response, req, res);
+    return response;
+  });
   // A liveness probe, or an answer the app keeps (routes/keptAnswers.ts), answered here skips building a Request and a
   // Response.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
