@@ -173,7 +173,7 @@ it('a rate import and an import queued behind a held fact update both finish onc
   }
 });
 
-it('importers, a rate importer, a currency-flipping apply and held SQL updates at once: every write exits 0', async () => {
+it('importers, a rate importer, a currency-flipping apply, generate, org delete and held SQL updates at once: every write exits 0', async () => {
   if (skipped(!onPostgres, 'concurrent writers', 'every write exits 0', WHY)) return;
   const t = await testApp({ max: 10 });
   const held = postgres(t.db.url, { max: 1, onnotice: () => {} });
@@ -196,6 +196,22 @@ it('importers, a rate importer, a currency-flipping apply and held SQL updates a
       loop('apply', (n) =>
         command(t, t.db.sql, ['apply', '--org', org, '--file', 'readout.yaml'], configYaml(n % 2 ? 'USD' : 'EUR')),
       ),
+      loop('generate, then org delete', async () => {
+        const other = await createOrg(t.db.sql, { name: 'Scratch' });
+        const made = await command(t, t.db.sql, [
+          'generate',
+          '--org',
+          other,
+          '--accounts',
+          '2',
+          '--campaigns',
+          '2',
+          '--days',
+          '40',
+        ]);
+        if (made.code !== 0) return made;
+        return command(t, t.db.sql, ['org', 'delete', '--org', other, '--yes']);
+      }),
       loop('held update', async (n) => {
         await held.begin(async (tx) => {
           await tx`update facts set clicks = clicks + ${n % 2 ? 1 : -1} where organization_id = ${org} and day = '2026-01-06'`;
