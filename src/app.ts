@@ -3,17 +3,16 @@ import { Router } from 'itty-router';
 import { tokenIssuers, tokenVerifier } from './auth/accessTokens.ts';
 import { authenticate, requireScope } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
-import { createContext, type Context } from './http/context.ts';
+import type { Context } from './http/context.ts';
+import type { Admitted, Caller } from './http/caller.ts';
 import type { Sql } from './store/database.ts';
 import { requestLogger, type LogLine, type RequestLogger } from './http/requestLog.ts';
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
-import { ApiError, problemResponse } from './http/problem.ts';
+import { ApiError } from './http/problem.ts';
 import { quota } from './billing/quota/charging.ts';
-import { respond } from './http/respond.ts';
-import { dataCost, readReportRequest } from './report/request.ts';
+import { dataCost, readReportRequest, type ReportCall, type ReportRequest } from './report/request.ts';
 import { refuseImpossibleDates } from './report/params.ts';
-import { requestTimeout } from './http/deadline.ts';
 import { revocations } from './auth/revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
@@ -27,13 +26,11 @@ import { exportCost, reportExport } from './routes/reportExport.ts';
 import { reports } from './routes/reports.ts';
 import { segments } from './routes/segments.ts';
 import { tokenEndpoint, tokenFailure } from './routes/token.ts';
+import { TimedOut } from './store/timeout.ts';
 import type { Scope } from './auth/scopes.ts';
 import { directAnswers } from './serve/direct.ts';
-import { keptAnswers } from './routes/keptAnswers.ts';
 import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/types.ts';
 import { signingKeys } from './auth/signingKeys.ts';
-import { traceFrom, type Trace } from './http/trace.ts';
-import { TimedOut } from './store/timeout.ts';
 import type { ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
 import { readResumePoint } from './report/changes.ts';
@@ -41,7 +38,9 @@ import { refuseUndeclared } from './http/declared.ts';
 import type { ReadSource } from './store/replicas.ts';
 import { heavyPool, standbyReads } from './store/readSources.ts';
 import { localSettings, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
-import type { AppMetrics } from './serve/metrics.ts';
+import type { AppCounters } from './serve/prometheus.ts';
+import { requestCycle } from './http/lifecycle.ts';
+import { whenReady } from './http/whenReady.ts';
 
 export type { LogLine };
 
@@ -56,7 +55,7 @@ export type AppDeps = {
   /** Connections lent whole to report data and exports; by default opened like sql's own. */
   heavy?: ExclusivePool;
   /** Counts for Prometheus (METRICS_PORT), when it is set. */
-  metrics?: AppMetrics;
+  counters?: AppCounters;
 };
 
 export type App = ((request: IncomingRequest) => Promise<Response>) & {
@@ -79,220 +78,91 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   refuse: (why: Malformed, method: string, path: string) => DirectAnswer;
 };
 
-/** A request's quota cost: fixed, or worked out from what the request read before the charge (report data). */
-export type Cost = number | ((ctx: Context) => number);
+/** A route's answer: at once when every step answered from memory, else once the last one has. */
+type Answer = Response | Promise<Response>;
+type Handler<T> = (ctx: Context, value: T) => Answer;
 
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
   const clock = deps.clock ?? Date.now;
-  const counts = deps.metrics;
-  // The route's pattern, not the path: ids would give the metrics a label value per report.
-  let routeOf = (_method: string, path: string) => path;
-  const writeLog = requestLogger(deps.log);
-  const logRequest: RequestLogger = !counts
-    ? writeLog
-    : (method, path, status, startedAt, ms, trace, noted) => {
-        writeLog(method, path, status, startedAt, ms, trace, noted);
-        counts.answered(routeOf(method, path), status, ms / 1000);
-        if (noted.refusal) counts.refused(noted.refusal);
-      };
   const keys = signingKeys(sql, clock);
   const plans = planCache(deps.readPlan ?? storePlanReader(sql), clock);
   // The charges and refunds wait on a window's lock, bounded on the server (docs/decisions.md §4); behind a transaction
   // pooler the bound is set in each one's own transaction.
-  const meter = quota(
-    sql,
-    clock,
-    localSettings(
-      sql,
-      config.poolMode,
-      sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS }),
-    ),
-  );
+  const settings = sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS });
+  const meter = quota(sql, clock, localSettings(sql, config.poolMode, settings));
   const exclusive = deps.heavy ?? heavyPool(sql, config);
-  const lane = heavyLane(exclusive, config.heavyPerClient);
+  const lane = heavyLane(config.heavyPerClient);
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
   const reads = standbyReads(primary, config);
-
-  // docs/decisions.md §4, in this order: authenticate (401), plan (503/403), lock (403), scope (403), then charge
-  // (429/503); then parameters (400: an undeclared one first, docs/decisions.md §8, then the route's own) and resources
-  // (404) before it works.
   const issuers = tokenIssuers(sql, config.baseUrl);
   const revoked = revocations(sql, clock);
-  const withPrincipal = authenticate(tokenVerifier(keys, issuers), revoked, clock);
-  const withPlan = requirePlan(plans);
-  const charged = (cost: Cost) =>
-    function withCharge(ctx: Context) {
-      return meter.charge(ctx, typeof cost === 'number' ? cost : cost(ctx));
-    };
-  // Where a request reads: the primary or a usable standby, picked once the request is authorised. The charge is
-  // always the primary's.
-  const withReads = async (ctx: Context) => {
-    // Choosing a standby asks the primary how far it has written: with the primary gone, reads go to it, and the
-    // charge (always the primary's) answers 503, as for any metered path, never a 500 (docs/decisions.md §4).
-    ctx.reads = await reads.source().catch(() => primary);
-    if (ctx.reads !== primary) ctx.log.standby = ctx.reads.name;
-  };
-  const withResumePoint = readResumePoint(sql);
-  const guarded = (scope: Scope, cost: Cost) =>
-    inOrder(withPrincipal, withPlan, requireUnlocked, requireScope(scope), charged(cost), refuseUndeclared, withReads);
-  // Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
-  // (with the parameters) from where its data will be read (a client past its limit of them at once is refused by
-  // the lane, and its charge given back). An answer with an interval reads its resume point before that source is
-  // chosen (report/changes.ts).
-  const heavy = (scope: Scope, cost: Cost) =>
-    inOrder(
-      withPrincipal,
-      withPlan,
-      requireUnlocked,
-      requireScope(scope),
-      refuseImpossibleDates,
-      withResumePoint,
-      withReads,
-      readReportRequest,
-      charged(cost),
-      refuseUndeclared,
-    );
-
-  // docs/decisions.md §8: only GET and HEAD exist under /v1. Checked before routing (HEAD is routed as GET), so no
-  // route's match pays for it.
-  const onlyGetAndHead = (ctx: Context) => {
-    if (ctx.method !== 'GET' && (ctx.path === '/v1' || ctx.path.startsWith('/v1/'))) {
-      throw new ApiError(
-        'not-found',
-        `${ctx.requestMethod} is not allowed here; every /v1 path answers GET and HEAD only.`,
-        {
-          status: 405,
-          headers: { allow: 'GET, HEAD' },
+  const steps = pipelineSteps({
+    withPrincipal: authenticate(tokenVerifier(keys, issuers), revoked, clock),
+    withPlan: requirePlan(plans),
+    charge: meter.charge,
+    // Choosing a standby asks the primary how far it has flushed: with the primary gone, reads go to it, and the charge
+    // (always the primary's) answers 503, as for any metered path, never a 500 (docs/decisions.md §4).
+    reads: (ctx) => {
+      const source = reads.source();
+      if (!(source instanceof Promise)) return source;
+      return source.then(
+        (standby) => {
+          if (standby !== primary) ctx.log.standby = standby.name;
+          return standby;
         },
+        () => primary,
       );
-    }
-  };
-  const noSuchPath = (ctx: Context) => {
-    throw new ApiError('not-found', `There is no resource at ${ctx.path}.`);
-  };
+    },
+    resumePoint: readResumePoint(sql),
+  });
+  const { admitted, free, report, principal } = steps;
 
   const liveness = health(sql);
   const orgs = organizations();
   const catalogue = metrics();
   const reportList = reports();
   const published = contract(config.baseUrl, config.problemsUrl);
-
-  const router = Router<Context, []>({
-    catch: (error, ctx) => toProblem(error, ctx as unknown as Context),
-  });
+  const router = Router<Context, []>();
   // itty-router tries the routes in order, a pattern match each: the ones clients call most come first.
   router
-    .get('/v1/reports/:id/data', route(heavy('reports:data', dataCost), reportData(clock, lane)))
-    .get('/v1/reports', route(guarded('reports:read', 1), reportList.list))
-    .get('/v1/reports/:id', route(guarded('reports:read', 1), reportList.get))
-    .get('/v1/reports/:id/export.csv', route(heavy('reports:export', exportCost), reportExport(clock, lane, 'csv')))
-    .get('/v1/reports/:id/export.xlsx', route(heavy('reports:export', exportCost), reportExport(clock, lane, 'xlsx')))
+    .get('/v1/reports/:id/data', report('reports:data', dataCost, reportData(clock, lane)))
+    .get('/v1/reports', admitted('reports:read', reportList.list))
+    .get('/v1/reports/:id', admitted('reports:read', reportList.get))
+    .get('/v1/reports/:id/export.csv', report('reports:export', exportCost, reportExport(clock, lane, 'csv')))
+    .get('/v1/reports/:id/export.xlsx', report('reports:export', exportCost, reportExport(clock, lane, 'xlsx')))
     .all('/api/connect/token', tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds: config.tokenTtlSeconds }))
-    .get('/v1/health', route(refuseUndeclared, liveness))
-    .get('/v1/me', route(inOrder(withPrincipal, refuseUndeclared), me({ sql, clock, plans, quota: meter })))
-    .get('/v1/organizations', route(guarded('organizations:read', 1), orgs.list))
-    .get('/v1/organizations/:id', route(guarded('organizations:read', 1), orgs.get))
-    .get('/v1/organizations/:id/ad-accounts', route(guarded('ad-accounts:read', 1), adAccounts()))
-    .get('/v1/organizations/:id/segments', route(guarded('segments:read', 1), segments()))
-    .get('/v1/organizations/:id/campaigns', route(guarded('campaigns:read', 1), campaigns()))
-    .get('/v1/organizations/:id/metrics', route(guarded('reports:read', 1), catalogue.organization))
-    .get('/v1/metrics', route(guarded('reports:read', 1), catalogue.system))
-    .get('/v1/openapi.json', route(refuseUndeclared, published.openapi))
-    .get('/v1/docs', route(refuseUndeclared, published.docs))
+    .get('/v1/health', free(liveness))
+    .get('/v1/me', principal(me({ sql, clock, plans, quota: meter })))
+    .get('/v1/organizations', admitted('organizations:read', orgs.list))
+    .get('/v1/organizations/:id', admitted('organizations:read', orgs.get))
+    .get('/v1/organizations/:id/ad-accounts', admitted('ad-accounts:read', adAccounts()))
+    .get('/v1/organizations/:id/segments', admitted('segments:read', segments()))
+    .get('/v1/organizations/:id/campaigns', admitted('campaigns:read', campaigns()))
+    .get('/v1/organizations/:id/metrics', admitted('reports:read', catalogue.organization))
+    .get('/v1/metrics', admitted('reports:read', catalogue.system))
+    .get('/v1/openapi.json', free(published.openapi))
+    .get('/v1/docs', free(published.docs))
     .get('/problems', published.problems)
     .get('/problems/:type', published.problem)
-    .all('*', noSuchPath);
-  routeOf = routeNamer(router.routes);
-  counts?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }, ...reads.pools()]);
-  counts?.standbys(() => reads.states());
-
-  function toProblem(error: unknown, ctx: Context): Response {
-    // The token endpoint answers in RFC 6749's form whatever happens, the deadline included (docs/decisions.md §13).
-    if (ctx.path === '/api/connect/token') {
-      if (!(error instanceof ApiError))
-        ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
-    }
-    let apiError: ApiError;
-    if (error instanceof ApiError) {
-      apiError = error;
-      ctx.log.refusal = refusalOf(apiError, ctx);
-    } else {
-      // The one place an unknown error becomes internal-error; the log line keeps what the client never sees.
-      ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      apiError = new ApiError('internal-error');
-    }
-    return problemResponse(apiError, {
-      problemsUrl: config.problemsUrl,
-      instance: ctx.path,
-      traceId: ctx.trace.traceId,
+    .all('*', (ctx) => {
+      throw new ApiError('not-found', `There is no resource at ${ctx.path}.`);
     });
-  }
 
-  const handle = async function handle(request: IncomingRequest): Promise<Response> {
-    const startedAt = clock();
-    let trace: Trace | undefined;
-    let ctx: Context | undefined;
-    let response: Response;
-    let deadline: AbortController | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      trace = traceFrom(request.headers.get('traceparent'));
-      const routed = (ctx = createContext(
-        request,
-        trace,
-        startedAt,
-        () => (deadline ??= new AbortController()).signal,
-      ));
-      onlyGetAndHead(routed);
-      // The route's answer or, at the deadline, request-timeout: one promise, not a race of two.
-      const answered = new Promise<Response | undefined>((resolve, reject) => {
-        timer = setTimeout(() => (deadline?.abort(), reject(requestTimeout())), config.requestDeadlineMs);
-        router.fetch(routed).then(resolve, reject);
-      });
-      response = (await answered) ?? toProblem(new Error('no route answered'), ctx);
-    } catch (error) {
-      trace ??= traceFrom(null);
-      ctx ??= fallbackContext(request, trace, startedAt);
-      // A streamed answer that failed before it was returned has nothing left to stream.
-      ctx.streaming = false;
-      response = toProblem(error, ctx);
-    }
-    if (counts) {
-      const done = ctx;
-      done.onDone(() => done.rowsSent > 0 && counts.rows(routeOf(done.requestMethod, done.path), done.rowsSent));
-    }
-    // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
-    if (ctx.streaming) ctx.onDone(() => clearTimeout(timer));
-    else clearTimeout(timer);
-    // docs/decisions.md §4: a 304 refunds its charge; so does every 5xx, the service's failure (docs/decisions.md §4),
-    // and a 429 past the per-client limit of heavy requests (docs/decisions.md §13). The answer's RateLimit header
-    // shows the refunded standing.
-    if (response.status === 304 || response.status >= 500 || ctx.refundCharge) await meter.refund(ctx);
-    response = finish(response, ctx, ctx.requestMethod === 'HEAD');
-    if (!ctx.streaming) ctx.done();
-    logRequest(ctx.requestMethod, ctx.path, response.status, startedAt, clock() - startedAt, ctx.trace, ctx.log);
-    return response;
-  };
-
-  const kept = keptAnswers({
-    sql,
-    config,
-    known: withPrincipal.known,
-    plans,
-    meter,
-    reportList,
+  const logRequest = countedLog(requestLogger(deps.log), deps.counters, router.routes);
+  deps.counters?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }, ...reads.pools()]);
+  deps.counters?.standbys(() => reads.states());
+  const handle = requestCycle({
+    route: (ctx) => router.fetch(ctx),
+    refund: meter.refund,
     logRequest,
     clock,
-  });
-  const { direct, refuse } = directAnswers({
-    liveness,
-    kept,
-    logRequest,
-    clock,
+    deadlineMs: config.requestDeadlineMs,
     problemsUrl: config.problemsUrl,
+    rowsSent: deps.counters && ((ctx, rows) => deps.counters!.rows(routeName(router.routes, ctx), rows)),
+    failure: tokenProblem,
   });
+  const { direct, refuse } = directAnswers({ liveness, logRequest, clock, problemsUrl: config.problemsUrl });
 
   return Object.assign(handle, {
     refuse,
@@ -309,86 +179,107 @@ export function createApp(deps: AppDeps): App {
   });
 }
 
-/** Why quota, plan or fair use refused a request, as the metrics name it; undefined for any other problem. */
-function refusalOf(error: ApiError, ctx: Context): string | undefined {
-  switch (error.type) {
-    case 'rate-limit-exceeded':
-      return ctx.refundCharge ? 'concurrent-requests' : 'hourly-budget';
-    case 'subscription-locked':
-    case 'plan-feature-required':
-    case 'billing-unavailable':
-      return error.type;
-    default:
-      return undefined;
+type StepDeps = {
+  withPrincipal: ReturnType<typeof authenticate>;
+  withPlan: ReturnType<typeof requirePlan>;
+  charge: ReturnType<typeof quota>['charge'];
+  /** Where a request's reads run: the primary, or a standby that has replayed what it must see. */
+  reads: (ctx: Context) => ReadSource | Promise<ReadSource>;
+  resumePoint: ReturnType<typeof readResumePoint>;
+};
+
+/**
+ * The routes' checks, in docs/decisions.md §4's order: authenticate (401), plan (503, 403), lock (403), scope (403),
+ * charge (429, 503), then parameters (400: an undeclared one first, docs/decisions.md §8, then the route's own) and
+ * resources (404) before the work. Each step passes the next what it found; each answers at once from memory when it
+ * can (whenReady), so a request that waits for nothing takes no promise.
+ */
+function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: StepDeps) {
+  const admit = (ctx: Context, scope: Scope): Caller | Promise<Caller> =>
+    whenReady(withPrincipal(ctx), (principal) =>
+      whenReady(withPlan(principal), (plan) => {
+        requireUnlocked(plan);
+        requireScope(principal, scope);
+        return { principal, plan };
+      }),
+    );
+
+  return {
+    /** Lists and definitions: admitted, charged 1, then read where the route's reads run. */
+    admitted: (scope: Scope, handler: Handler<Admitted>) => (ctx: Context) =>
+      whenReady(admit(ctx, scope), (caller) =>
+        whenReady(charge(ctx, caller, 1), (charged) => {
+          refuseUndeclared(ctx);
+          return whenReady(reads(ctx), (source) => handler(ctx, { ...charged, reads: source }));
+        }),
+      ) as Answer,
+
+    /**
+     * Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
+     * (with the parameters) from where its data will be read. An answer with an interval reads its resume point
+     * before that source is chosen (report/changes.ts).
+     */
+    report:
+      (scope: Scope, cost: (ctx: Context, report: ReportRequest) => number, handler: Handler<ReportCall>) =>
+      (ctx: Context) =>
+        whenReady(admit(ctx, scope), (caller) => {
+          refuseImpossibleDates(ctx);
+          return whenReady(resumePoint(ctx), (resume) =>
+            whenReady(reads(ctx), (source) =>
+              readReportRequest(ctx, caller.principal, source.sql).then((report) =>
+                whenReady(charge(ctx, caller, cost(ctx, report)), (charged) => {
+                  refuseUndeclared(ctx);
+                  return handler(ctx, { ...charged, reads: source, report, resume });
+                }),
+              ),
+            ),
+          );
+        }) as Answer,
+
+    /** /v1/me: authenticated, never metered. */
+    principal: (handler: (principal: Admitted['principal']) => Answer) => (ctx: Context) =>
+      whenReady(withPrincipal(ctx), (principal) => {
+        refuseUndeclared(ctx);
+        return handler(principal);
+      }) as Answer,
+
+    /** Health, the OpenAPI document and its page: no caller, nothing metered. */
+    free: (handler: (ctx: Context) => Answer) => (ctx: Context) => {
+      refuseUndeclared(ctx);
+      return handler(ctx);
+    },
+  };
+}
+
+/** The token endpoint answers in RFC 6749's form whatever happens, the deadline included (docs/decisions.md §13). */
+function tokenProblem(error: unknown, ctx: Context): Response | undefined {
+  if (ctx.path !== '/api/connect/token') return undefined;
+  if (!(error instanceof ApiError))
+    ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
+}
+
+type RouteTable = readonly (readonly unknown[])[];
+
+/** The request log, counted per route pattern for the metrics when they are on. */
+function countedLog(log: RequestLogger, counts: AppCounters | undefined, routes: RouteTable): RequestLogger {
+  if (!counts) return log;
+  return (method, path, status, startedAt, ms, trace, noted) => {
+    log(method, path, status, startedAt, ms, trace, noted);
+    counts.answered(routeName(routes, { requestMethod: method, path }), status, ms / 1000);
+    if (noted.refusal) counts.refused(noted.refusal);
+  };
+}
+
+/**
+ * A request's route pattern from itty-router's table ([method, regex, handlers, pattern]), `unmatched` for none: the
+ * pattern, not the path, or the metrics would have a label value per report.
+ */
+function routeName(routes: RouteTable, { requestMethod, path }: Pick<Context, 'requestMethod' | 'path'>): string {
+  const asked = requestMethod === 'HEAD' ? 'GET' : requestMethod;
+  for (const [method, regex, , pattern] of routes) {
+    if ((pattern as string).includes('*')) continue;
+    if ((method === asked || method === 'ALL') && (regex as RegExp).test(path)) return pattern as string;
   }
-}
-
-/** A request's route pattern from itty-router's table ([method, regex, handlers, pattern]); `unmatched` for none. */
-function routeNamer(routes: readonly (readonly unknown[])[]): (method: string, path: string) => string {
-  // Wildcard patterns are the guards every path passes (/v1/*) and the catch-all, never a route of their own.
-  const table = routes
-    .map(([method, regex, , pattern]) => ({
-      method: method as string,
-      regex: regex as RegExp,
-      pattern: pattern as string,
-    }))
-    .filter((route) => !route.pattern.includes('*'));
-  return (method, path) => {
-    const asked = method === 'HEAD' ? 'GET' : method;
-    for (const route of table)
-      if ((route.method === asked || route.method === 'ALL') && route.regex.test(path)) return route.pattern;
-    return 'unmatched';
-  };
-}
-
-type Step = (ctx: Context) => void | Promise<void>;
-
-/**
- * Steps as one handler, run in order, each awaited only when it has to wait. They answer from memory on nearly every
- * request; as handlers of their own, itty-router awaited every one.
- */
-function inOrder(...steps: Step[]): Step {
-  const from = (ctx: Context, first: number): void | Promise<void> => {
-    for (let i = first; i < steps.length; i++) {
-      const waiting = steps[i](ctx);
-      if (waiting instanceof Promise) return waiting.then(() => from(ctx, i + 1));
-    }
-  };
-  return function guards(ctx) {
-    return from(ctx, 0);
-  };
-}
-
-/**
- * A route's checks and its handler as the one handler itty-router awaits: it awaits each handler it is given, a
- * promise and a microtask turn apiece, though the checks answer from memory on nearly every request.
- */
-function route(checks: Step, handler: (ctx: Context) => Response | Promise<Response>) {
-  return function routed(ctx: Context): Response | Promise<Response> {
-    const waiting = checks(ctx);
-    return waiting instanceof Promise ? waiting.then(() => handler(ctx)) : handler(ctx);
-  };
-}
-
-/** Enough of a context to answer and log a request whose own fields could not be read. */
-function fallbackContext(request: IncomingRequest, trace: Trace, startedAt: number): Context {
-  let path = '/';
-  try {
-    path = new URL(request.url).pathname;
-  } catch {}
-  const unreadable = { method: 'GET', url: 'http://invalid/', headers: new Headers(), body: null };
-  const ctx = createContext(unreadable, trace, startedAt);
-  ctx.path = path;
-  ctx.requestMethod = 'UNKNOWN';
-  return ctx;
-}
-
-/** Adds the per-request headers; HEAD keeps the headers and drops the body. */
-function finish(response: Response, ctx: Context, head: boolean): Response {
-  const headers = response.headers;
-  headers.set('traceparent', ctx.trace.traceparent);
-  for (const name in ctx.headers) headers.set(name, ctx.headers[name]);
-  if (!head) return response;
-  response.body?.cancel().catch(() => {});
-  return respond(null, { status: response.status, headers });
+  return 'unmatched';
 }

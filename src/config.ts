@@ -124,12 +124,14 @@ export function loadConfig(
   const e = parsed.output;
   if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
     throw new ConfigError(
-      `invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`,
+      `invalid configuration: ${e.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} must be set with ` +
+        `${e.TLS_CERT_FILE ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE'}`,
     );
   }
   if (e.DATABASE_REPLICA_URLS?.length && !e.DATABASE_URL) {
     throw new ConfigError(
-      'invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no standbys)',
+      'invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL, the primary (the embedded database has no ' +
+        'standbys)',
     );
   }
   if (e.MIGRATION_DATABASE_URL && !e.DATABASE_URL)

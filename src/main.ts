@@ -8,7 +8,7 @@ import { SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import { openDatabase } from './store/open.ts';
 import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
-import { createMetrics, serveMetrics } from './serve/metrics.ts';
+import { createCounters, servePrometheus } from './serve/prometheus.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
 import type { Serve } from './serve/types.ts';
@@ -35,12 +35,16 @@ function printDemo(demo: Demo, baseUrl: string) {
       'readout: the database was empty, so a demo organization was created.',
       `  organization  ${demo.organizationId}`,
       `  client id     ${demo.clientId}`,
-      `  client secret ${demo.clientSecret}   (shown this once; \`${bundled.command ?? 'npm run readout --'} demo\` issues another)`,
+      `  client secret ${demo.clientSecret}   (shown this once; \`${bundled.command ?? 'npm run readout --'} demo\` ` +
+        `issues another)`,
       '',
       'Get a token and read who you are:',
-      `  TOKEN=$(curl -s ${baseUrl}/api/connect/token -d grant_type=client_credentials -d client_id=${demo.clientId} -d client_secret=${demo.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
+      `  TOKEN=$(curl -s ${baseUrl}/api/connect/token -d grant_type=client_credentials -d client_id=${demo.clientId} ` +
+        `-d client_secret=${demo.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')`,
       `  curl -s ${baseUrl}/v1/me -H "Authorization: Bearer $TOKEN"`,
-      `  curl -s "${baseUrl}/v1/reports/${demo.reportIds[0]}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31" -H "Authorization: Bearer $TOKEN"`,
+      `  curl -s ` +
+        `"${baseUrl}/v1/reports/${demo.reportIds[0]}/data?groupBy=campaign&dateFrom=2026-01-01&dateTo=2026-01-31" -H ` +
+        `"Authorization: Bearer $TOKEN"`,
       '',
     ].join('\n'),
   );
@@ -77,7 +81,9 @@ async function step<T>(
 let config = await step(() => loadConfig(process.env));
 const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
 
-/** Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout. */
+/**
+ * Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout.
+ */
 async function prepareStore(sql: Sql) {
   const applied = await migrate(sql);
   if (applied.length) note('migrations applied', { applied });
@@ -169,14 +175,14 @@ const server = await step(
 });
 if (config.port === 0 && !process.env.BASE_URL)
   config = { ...loadConfig({ ...process.env, PORT: new URL(server.url).port }), poolMode: database.poolMode };
-const counts = config.metricsPort === undefined ? undefined : createMetrics();
+const counts = config.metricsPort === undefined ? undefined : createCounters();
 const metricsServer =
   counts &&
   (await step(
-    () => serveMetrics(counts.registry, config.metricsPort!, config.host),
+    () => servePrometheus(counts.registry, config.metricsPort!, config.host),
     (error) => listenProblem(error, config.host, config.metricsPort!, 'METRICS_PORT'),
   ));
-const created = createApp({ sql: database.sql, config, metrics: counts });
+const created = createApp({ sql: database.sql, config, counters: counts });
 // Requests that arrive meanwhile, health's included, wait for it: a sibling's token is never refused for want of a key.
 await created.warm();
 app = created;

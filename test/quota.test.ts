@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { skipped } from './support/skip.ts';
 import { createApp } from '../src/app.ts';
 import type { Context } from '../src/http/context.ts';
+import type { Principal } from '../src/http/caller.ts';
 import type { Sql } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import type { ApiError } from '../src/http/problem.ts';
@@ -13,6 +14,20 @@ import { startServer, tokenFrom, type RunningServer } from './support/server.ts'
 import { onPostgres } from './support/database.ts';
 
 const it = suite<{ t: TestApp }>('quota');
+
+/** A charge for a hand-made context whose principal is its own field, on a plan with the public API. */
+const PLAN = {
+  code: 'business',
+  name: 'Business',
+  publicApi: true,
+  conversionMetrics: false,
+  budget: 1000,
+  locked: false,
+};
+function chargeAs(meter: ReturnType<typeof quota>, ctx: Context, cost: number) {
+  const { principal } = ctx as unknown as { principal: Principal };
+  return meter.charge(ctx, { principal, plan: PLAN }, cost);
+}
 it.before(async (ctx) => {
   ctx.t = await testApp();
 });
@@ -118,7 +133,7 @@ it('a refund gives the charge back and updates the standing headers', async ({ t
     headers: {},
     log: {},
   } as unknown as Context;
-  await meter.charge(ctx, 3);
+  await chargeAs(meter, ctx, 3);
   const remaining = async () => (await (await t.fetch('/v1/me', bearer(token))).json()).quota.remaining;
   assert.is(await remaining(), 2);
   await meter.refund(ctx);
@@ -146,7 +161,7 @@ it('concurrent charges and refunds all succeed and net to zero', async ({ t }) =
   // Charges and refunds interleave: half the requests are refunded while the others are still charging.
   await Promise.all(
     contexts.map(async (ctx, i) => {
-      await meter.charge(ctx, 3);
+      await chargeAs(meter, ctx, 3);
       if (i % 2 === 0) await meter.refund(ctx);
     }),
   );
@@ -174,7 +189,7 @@ it("a refund takes the window row before the client's usage row, as a charge doe
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
   const ctx = meterContext(org, client.clientId);
-  await meter.charge(ctx, 3);
+  await chargeAs(meter, ctx, 3);
   // Another transaction holds the window row, as a charge in flight does.
   const holder = await t.db.sql.reserve();
   await holder`begin`;
@@ -214,7 +229,7 @@ it('charges that arrive together share one call to the store, each with its own 
   const contexts = Array.from({ length: 40 }, () => meterContext(org, client.clientId));
   const outcomes = await Promise.all(
     contexts.map((ctx) =>
-      Promise.resolve(meter.charge(ctx, 1)).then(
+      Promise.resolve(chargeAs(meter, ctx, 1)).then(
         () => 'ok',
         (e: ApiError) => e.type,
       ),
@@ -260,7 +275,7 @@ it('a busy client takes a lease: fewer calls, every charge counted, and the unsp
   for (let wave = 0; wave < 5; wave++) {
     await Promise.all(
       Array.from({ length: 40 }, () =>
-        Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(() => ok++),
+        Promise.resolve(chargeAs(meter, meterContext(org, client.clientId), 1)).then(() => ok++),
       ),
     );
   }
@@ -279,10 +294,10 @@ it('a lease running low is renewed ahead, so a busy client keeps spending withou
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
-  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  await Promise.all(Array.from({ length: 40 }, () => chargeAs(meter, meterContext(org, client.clientId), 1)));
   const before = counted.calls;
   // One at a time now: without renewals each charge past the first lease would be a call of its own.
-  for (let i = 0; i < 150; i++) await meter.charge(meterContext(org, client.clientId), 1);
+  for (let i = 0; i < 150; i++) await chargeAs(meter, meterContext(org, client.clientId), 1);
   assert.ok(counted.calls - before <= 5, `${counted.calls - before} calls for 150 charges`);
   await meter.close();
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 190, client: 190 });
@@ -299,7 +314,7 @@ it('a client whose requests outrun its lease asks for twice as much each time, u
   const largestAsk = () =>
     Math.max(0, ...counted.params.flatMap((p) => (Array.isArray(p[4]) ? (p[4] as number[]) : [])));
   const wave = (n: number) =>
-    Promise.all(Array.from({ length: n }, () => meter.charge(meterContext(org, client.clientId), 1)));
+    Promise.all(Array.from({ length: n }, () => chargeAs(meter, meterContext(org, client.clientId), 1)));
   await wave(40);
   assert.is(largestAsk(), 100);
   // Waves far larger than any lease: each finds the lease empty before its renewal comes back.
@@ -323,11 +338,11 @@ it('a refund of a leased charge goes back into the lease, with no call to the st
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql);
   const meter = quota(counted.sql, () => t.clock.now);
-  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  await Promise.all(Array.from({ length: 40 }, () => chargeAs(meter, meterContext(org, client.clientId), 1)));
   const leased = Array.from({ length: 10 }, () => meterContext(org, client.clientId));
-  for (const ctx of leased) await meter.charge(ctx, 1);
+  for (const ctx of leased) await chargeAs(meter, ctx, 1);
   assert.ok(
-    leased.every((ctx) => ctx.charge?.leased),
+    leased.every((ctx) => ctx.charged?.charge.leased),
     'served from the lease',
   );
   const before = counted.calls;
@@ -341,7 +356,7 @@ it('a refund of a leased charge goes back into the lease, with no call to the st
 it('unspent lease units go back by themselves within a quarter of a second', async ({ t }) => {
   const { org, client } = await tenant(t);
   const meter = quota(t.db.sql, () => t.clock.now);
-  await Promise.all(Array.from({ length: 40 }, () => meter.charge(meterContext(org, client.clientId), 1)));
+  await Promise.all(Array.from({ length: 40 }, () => chargeAs(meter, meterContext(org, client.clientId), 1)));
   assert.ok((await standingOf(t.db.sql, org, client.clientId)).window > 40, 'a lease was taken');
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 40, client: 40 });
@@ -356,7 +371,7 @@ it('with leases the window never passes the budget, and every unit is spent or g
   for (let wave = 0; wave < 32; wave++) {
     await Promise.all(
       Array.from({ length: 100 }, () =>
-        Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
+        Promise.resolve(chargeAs(meter, meterContext(org, client.clientId), 1)).then(
           () => ok++,
           (e: ApiError) => (assert.is(e.type, 'rate-limit-exceeded'), refused++),
         ),
@@ -425,13 +440,13 @@ it('a charge held on a locked window past its time is cancelled by PostgreSQL: t
   const blocker = await t.db.sql.reserve();
   try {
     const meter = quota(db.sql, () => t.clock.now);
-    await meter.charge(meterContext(org, client.clientId), 1);
+    await chargeAs(meter, meterContext(org, client.clientId), 1);
     const used = async () =>
       (await t.db.sql`select used from quota_windows where organization_id = ${org}`)[0].used as number;
     const before = await used();
     await blocker`begin`;
     await blocker`select * from quota_windows where organization_id = ${org} for update`;
-    const refused = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
+    const refused = await Promise.resolve(chargeAs(meter, meterContext(org, client.clientId), 1)).then(
       () => 'ok',
       (e: ApiError) => e.type,
     );
@@ -452,14 +467,14 @@ it('a call the store never answers fails its charges, and the next charges go th
   const { org, client } = await tenant(t);
   const counted = countingSql(t.db.sql, { hold: true });
   const meter = quota(counted.sql, () => t.clock.now);
-  const stuck = await Promise.resolve(meter.charge(meterContext(org, client.clientId), 1)).then(
+  const stuck = await Promise.resolve(chargeAs(meter, meterContext(org, client.clientId), 1)).then(
     () => 'ok',
     (e: ApiError) => e.type,
   );
   assert.is(stuck, 'rate-limiter-unavailable');
   const ctx = meterContext(org, client.clientId);
-  await meter.charge(ctx, 1);
-  assert.is(ctx.charge?.cost, 1);
+  await chargeAs(meter, ctx, 1);
+  assert.is(ctx.charged?.charge.cost, 1);
 });
 
 it.run();

@@ -14,7 +14,7 @@ import { skipped } from './support/skip.ts';
 import { replicaReads } from '../src/store/replicas.ts';
 import { queryAs } from '../src/store/queries.ts';
 import type { ExclusivePool } from '../src/store/exclusive.ts';
-import { createMetrics } from '../src/serve/metrics.ts';
+import { createCounters } from '../src/serve/prometheus.ts';
 
 const it = suite('replicas');
 const BASE = 'http://readout.test';
@@ -62,8 +62,8 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       REPLICA_MAX_LAG_MS: '1000',
       HEAVY_CONNECTIONS: '10',
     });
-    const metrics = createMetrics();
-    app = createApp({ sql, config, log: (line) => logs.push(line), metrics });
+    const metrics = createCounters();
+    app = createApp({ sql, config, log: (line) => logs.push(line), counters: metrics });
     const scraped = () => metrics.registry.metrics();
     const call = (path: string, init?: RequestInit) => app!(new Request(BASE + path, init));
     const token = (

@@ -9,20 +9,23 @@ import { whenReady } from '../http/whenReady.ts';
 // RFC 6750 §2.1: b64token syntax.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
-export function authenticate(verify: TokenVerifier, revoked: Revocations, clock: () => number) {
-  // A busy client sends the same header with every request. Compared whole with the last one verified, it skips the
-  // pattern and the cache's hashing of a long token, which together were a tenth of a cheap request's pipeline.
+/** Pipeline step: the caller of the request's bearer token, not revoked; from memory while the header repeats. */
+export type Authenticate = (ctx: Context) => Principal | Promise<Principal>;
+
+export function authenticate(verify: TokenVerifier, revoked: Revocations, clock: () => number): Authenticate {
+  // A busy client sends the same header with every request: compared whole with the last one verified, it skips the
+  // pattern and the cache's hashing of a long token.
   let last: { header: string; principal: Principal } | undefined;
 
   /** A store that cannot say is not taken as "revoked" here: metered paths re-check revocation when they charge. */
   const admit = (ctx: Context, principal: Principal) =>
     whenReady(revoked.isRevoked(principal.clientId), (isRevoked) => {
       if (isRevoked === true) throw invalidToken();
-      ctx.principal = principal;
       ctx.log.clientId = principal.clientId;
+      return principal;
     });
 
-  function withPrincipal(ctx: Context): void | Promise<void> {
+  return function withPrincipal(ctx) {
     const header = ctx.request.headers.get('authorization') ?? '';
     const now = clock();
     if (last?.header === header && last.principal.expiresAt > now) return admit(ctx, last.principal);
@@ -33,26 +36,14 @@ export function authenticate(verify: TokenVerifier, revoked: Revocations, clock:
       last = { header, principal };
       return admit(ctx, principal);
     });
-  }
-
-  /**
-   * The caller of an Authorization header verified before and still unexpired, if it is not revoked as far as this
-   * process knows now; undefined whenever withPrincipal would have to verify, wait or refuse.
-   */
-  function known(header: string, now: number): Principal | undefined {
-    if (last?.header !== header || last.principal.expiresAt <= now) return undefined;
-    return revoked.isRevoked(last.principal.clientId) === false ? last.principal : undefined;
-  }
-
-  return Object.assign(withPrincipal, { known });
+  };
 }
 
-export function requireScope(scope: Scope) {
-  return function withScope(ctx: Context): void {
-    if (!ctx.principal!.scopes.includes(scope)) {
-      throw new ApiError('insufficient-scope', `This endpoint needs the scope ${scope}.`, {
-        headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
-      });
-    }
-  };
+/** 403 insufficient-scope unless the caller holds scope. */
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!principal.scopes.includes(scope)) {
+    throw new ApiError('insufficient-scope', `This endpoint needs the scope ${scope}.`, {
+      headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"` },
+    });
+  }
 }

@@ -1,6 +1,6 @@
 // docs/decisions.md §9: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give
 // empty pages.
-import type { AllowList } from './accessTokens.ts';
+import type { AllowList, Principal } from './accessTokens.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError } from '../http/problem.ts';
 
@@ -20,9 +20,9 @@ export function pathId(ctx: Context, what: string, name = 'id'): string {
 }
 
 /** The organization in the path, which must be the one this client reads. */
-export function ownOrganization(ctx: Context): string {
+export function ownOrganization(ctx: Context, principal: Principal): string {
   const id = pathId(ctx, 'organization');
-  if (id !== ctx.principal!.organizationId) throw notFound('organization');
+  if (id !== principal.organizationId) throw notFound('organization');
   return id;
 }
 

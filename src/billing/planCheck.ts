@@ -1,20 +1,21 @@
 // The plan and lock steps of the pipeline (docs/decisions.md §3): billing unknown, a plan without API, a locked
 // subscription.
-import type { Context } from '../http/context.ts';
+import type { Plan, Principal } from '../http/caller.ts';
 import type { Plans } from './plans.ts';
 import { billingUnavailable, planFeatureRequired, subscriptionLocked } from '../http/problem.ts';
 import { whenReady } from '../http/whenReady.ts';
 
+/** Pipeline step: the caller's plan, which must include the public API; from memory while the cache is healthy. */
 export function requirePlan(plans: Plans) {
-  return function withPlan(ctx: Context): void | Promise<void> {
-    return whenReady(plans.standing(ctx.principal!.organizationId), ({ plan }) => {
+  return function withPlan(principal: Principal): Plan | Promise<Plan> {
+    return whenReady(plans.standing(principal.organizationId), ({ plan }) => {
       if (!plan) throw billingUnavailable();
       if (!plan.publicApi) throw planFeatureRequired(plan.name);
-      ctx.plan = plan;
+      return plan;
     });
   };
 }
 
-export function requireUnlocked(ctx: Context): void {
-  if (ctx.plan!.locked) throw subscriptionLocked();
+export function requireUnlocked(plan: Plan): void {
+  if (plan.locked) throw subscriptionLocked();
 }

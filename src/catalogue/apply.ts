@@ -3,7 +3,7 @@
 import { transaction, type Sql } from '../store/database.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { readConfig, type Problem } from './document.ts';
-import { plan, type Change, type Plan } from './plan.ts';
+import { changesOf, type Change, type ChangeSet } from './changes.ts';
 import { readStored, type Stored } from './state.ts';
 
 export type ApplyOutcome = { ok: true; changes: Change[]; applied: boolean } | { ok: false; problems: Problem[] };
@@ -29,7 +29,7 @@ export async function applyCatalogue(
       if (!options.dryRun) await query(tx, 'lock-writers');
       await query(tx, 'catalogue-lock', [org]);
       const stored = await readStored(tx, org);
-      const planned = plan(file, stored, options.prune);
+      const planned = changesOf(file, stored, options.prune);
       if ('problems' in planned) throw new DryRun({ ok: false, problems: planned.problems });
       // applied: whether this run was to write; with nothing to change, the organization already matches the file.
       if (options.dryRun || planned.changes.length === 0)
@@ -43,8 +43,8 @@ export async function applyCatalogue(
   }
 }
 
-/** Writes the plan; stored is what it was planned against (the transaction holds the organization's lock). */
-async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) {
+/** Writes the changes; stored is what they were found against (the transaction holds the organization's lock). */
+async function write(tx: Queryable, org: string, planned: ChangeSet, stored: Stored) {
   // Only what changes is written: an unchanged report keeps its updatedAt.
   const touched = new Set(planned.changes.map((c) => `${c.type}\0${c.name}`));
   const changed = (type: Change['type'], name: string) => touched.has(`${type}\0${name}`);
@@ -74,7 +74,7 @@ async function write(tx: Queryable, org: string, planned: Plan, stored: Stored) 
       want.formula,
     ]);
   }
-  // The first stored segment of a name is the one the file's entry of that name is (plan.ts).
+  // The first stored segment of a name is the one the file's entry of that name is (changes.ts).
   const segmentIds = new Map(stored.segments.map((s) => [s.name, s.id] as const).reverse());
   for (const { want, id } of planned.segments) {
     if (!changed('segment', want.name)) continue;

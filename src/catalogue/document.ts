@@ -22,7 +22,8 @@ export const formatPath = (path: Path) =>
 
 /** `file:line: path: message`, as compilers print them, so editors and terminals link to the line. */
 export const formatProblem = (file: string, problem: Problem) =>
-  `${file}${problem.line ? `:${problem.line}` : ''}: ${problem.path.length ? `${formatPath(problem.path)}: ` : ''}${problem.message}`;
+  `${file}${problem.line ? `:${problem.line}` : ''}: ` +
+  `${problem.path.length ? `${formatPath(problem.path)}: ` : ''}${problem.message}`;
 
 /**
  * The file's entries, each checked on its own: of one that is not valid, the fields that are, so that the rest of
@@ -99,7 +100,8 @@ function keyOf(list: keyof typeof ENTRIES, item: unknown): string | undefined {
 export function readConfig(source: string): ReadFile {
   if (source.length > MAX_FILE_CHARACTERS) {
     throw new FileTooLarge(
-      `the file holds ${(source.length / 1024 / 1024).toFixed(1)} MB, more than the 1 MB apply reads; split it, or apply it in parts`,
+      `the file holds ${(source.length / 1024 / 1024).toFixed(1)} MB, more than the 1 MB apply reads; split it, or ` +
+        `apply it in parts`,
     );
   }
   const lines = new LineCounter();
@@ -136,7 +138,8 @@ export function readConfig(source: string): ReadFile {
     entries += node?.items?.length ?? 0;
     if (entries > MAX_ENTRIES)
       throw new FileTooLarge(
-        `${list}: more than ${MAX_ENTRIES.toLocaleString('en-US')} entries in the file; apply takes at most that many at once`,
+        `${list}: more than ${MAX_ENTRIES.toLocaleString('en-US')} entries in the file; ` +
+          'apply takes at most that many at once',
         node?.range ? lines.linePos(node.range[0]).line : undefined,
       );
   }
@@ -193,9 +196,16 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   if (issue.type === 'strict_object' && issue.expected === 'never')
     return `unknown key "${String(issue.path?.at(-1)?.key)}"`;
   if (issue.type === 'picklist')
-    return `must be one of ${(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}, got ${issue.received}`;
+    return (
+      `must be one of ${(issue.expected ?? '').replace(/[()"]/g, '').split(' | ').join(', ')}, got ` +
+      `${issue.received}`
+    );
   if (issue.kind === 'schema' && issue.received === 'undefined') return 'is required';
   if (issue.kind === 'schema')
-    return `must be ${issue.expected === 'Object' ? 'a mapping' : issue.expected === 'Array' ? 'a list' : `a ${issue.expected}`}, got ${issue.received}`;
+    return (
+      `must be ` +
+      `${issue.expected === 'Object' ? 'a mapping' : issue.expected === 'Array' ? 'a list' : `a ${issue.expected}`}, ` +
+      `got ${issue.received}`
+    );
   return issue.message;
 }

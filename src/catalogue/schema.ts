@@ -1,7 +1,7 @@
 // The file `readout apply` reads and `readout config export` writes (docs/decisions.md §12): an organization's ad
 // accounts, custom metrics, segments and reports. This schema checks the file's shape; spec/readout-config.schema.json
 // is generated from it (scripts/configSchema.ts), so editors check the same rules. What needs the database (does a
-// campaign exist, does a formula parse) is checked by plan.ts.
+// campaign exist, does a formula parse) is checked by changes.ts.
 import * as v from 'valibot';
 import { GROUPINGS, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from '../dataModel.ts';
 
@@ -104,7 +104,8 @@ export const ConfigSchema = v.pipe(
   }),
   v.title('readout organization catalogue'),
   v.description(
-    "An organization's ad accounts, custom metrics, segments and reports, as `readout apply` reads them (docs/decisions.md §12).",
+    "An organization's ad accounts, custom metrics, segments and reports, as `readout apply` reads them " +
+      '(docs/decisions.md §12).',
   ),
 );
 

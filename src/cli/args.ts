@@ -134,7 +134,8 @@ export async function readFileFlag(readText: ReadText, path: string, limit: File
     if (error instanceof FileTooLong) {
       const size = `${limit.maxBytes / 1024 / 1024} MB`;
       throw new UsageError(
-        `--file: ${path === '-' ? 'standard input' : path} is longer than the ${size} ${limit.command} reads; ${limit.instead}`,
+        `--file: ${path === '-' ? 'standard input' : path} is longer than the ${size} ${limit.command} reads; ` +
+          `${limit.instead}`,
       );
     }
     throw unreadable(path, error);

@@ -4,7 +4,7 @@ import type { Sql } from '../store/database.ts';
 import { applyCatalogue } from '../catalogue/apply.ts';
 import { FileTooLarge, formatProblem, MAX_FILE_BYTES } from '../catalogue/document.ts';
 import { exportCatalogue } from '../catalogue/export.ts';
-import { changeLine } from '../catalogue/plan.ts';
+import { changeLine } from '../catalogue/changes.ts';
 import { readFileFlag, readFlags, UsageError, uuidFlag, type Parsed, type ReadText } from './args.ts';
 import { requireOrganization } from './org.ts';
 import { query } from '../store/queries.ts';

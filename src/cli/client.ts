@@ -87,7 +87,8 @@ export async function clientSecretAdd(sql: Sql, { flags }: Parsed, now: number) 
   if (!secret) throw new UsageError(`no live client ${f.client}`);
   return result(
     { clientId: f.client, secretId: secret.id, clientSecret },
-    `secret ${secret.id} for ${f.client}${expires ? `, expires ${expires.toISOString()}` : ''}\n${clientSecret}\n(shown this once)`,
+    `secret ${secret.id} for ` +
+      `${f.client}${expires ? `, expires ${expires.toISOString()}` : ''}\n${clientSecret}\n(shown this once)`,
   );
 }
 

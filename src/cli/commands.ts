@@ -139,7 +139,8 @@ export const COMMANDS: Record<string, Command> = {
       '--reports and --ad-accounts: all, or the ids the client may see (readout report list, readout account list)',
     ],
     example:
-      'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all --ad-accounts all',
+      'readout client create --org 3f0c... --name warehouse --scopes "reports:read reports:data" --reports all ' +
+      '--ad-accounts all',
     run: ({ sql }, args) => clientCreate(sql, args),
   },
   'client list': {
@@ -231,7 +232,8 @@ export function helpText(): string {
     'readout: the operator command line of readout, the reporting API (docs/commands.md).',
     'usage: readout COMMAND [--flags] [--json]     readout COMMAND --help for its flags and an example',
     bundled.command
-      ? 'readout serve (or readout alone) starts the server; its settings are environment variables (README "Configuration")'
+      ? 'readout serve (or readout alone) starts the server; its settings are environment variables (README ' +
+        '"Configuration")'
       : '(from a checkout: npm run readout -- COMMAND; on Bun: npx bun src/cli.ts COMMAND)',
     '',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`),

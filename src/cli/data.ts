@@ -8,7 +8,9 @@ import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
 
-/** The import file's columns (docs/commands.md, "Importing platform data"), in any order; campaign_status may be added. */
+/**
+ * The import file's columns (docs/commands.md, "Importing platform data"), in any order; campaign_status may be added.
+ */
 export const IMPORT_COLUMNS = [
   'date',
   'platform',
@@ -211,7 +213,8 @@ function progressMeter(progress: (line: string) => void) {
     if (now - shown < 1000) return;
     shown = now;
     progress(
-      `import: ${rows.toLocaleString('en-US')} rows read, ${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`,
+      `import: ${rows.toLocaleString('en-US')} rows read, ` +
+        `${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`,
     );
   };
 }

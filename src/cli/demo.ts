@@ -108,6 +108,28 @@ async function seed(tx: Queryable, now: number) {
   await upsertOrganization(tx, org, 'Readout Demo', 'USD', 'enterprise');
   await upsertOrganization(tx, other, 'Other Company', 'EUR', 'business');
 
+  const { accountIds, campaignIds } = await seedAccounts(tx, org, other);
+  const segmentIds = await seedSegments(tx, org, campaignIds);
+  for (const [name, display, kind, unit, formula] of [
+    ['cost_per_view', 'Cost per view', 'money', 'currency', 'spend / video_views'],
+    ['engagement_rate', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100'],
+  ]) {
+    await query(tx, 'demo-add-custom-metric', [org, name, display, kind, unit, `Custom: ${formula}`, formula]);
+  }
+
+  const reportIds = await seedReports(tx, org, other, accountIds, segmentIds);
+  // Facts end yesterday (UTC); a later run adds the days since.
+  const last = isoDay(now - 86_400_000);
+  const first = isoDay(now - DAYS * 86_400_000);
+  for (const owner of [org, other]) await query(tx, 'generate-facts', [owner, first, last]);
+  for (const [currency, rate] of FX)
+    await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
+  await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
+  return { org, reportIds };
+}
+
+/** The demo's ad accounts, their campaigns and three creatives each, and Other Company's account. */
+async function seedAccounts(tx: Queryable, org: string, other: string) {
   const accountIds: Record<string, string> = {};
   const campaignIds: [string, string][] = [];
   for (const account of [
@@ -152,6 +174,11 @@ async function seed(tx: Queryable, now: number) {
     }
   }
 
+  return { accountIds, campaignIds };
+}
+
+/** The demo's segments, each with the campaigns whose name it takes. */
+async function seedSegments(tx: Queryable, org: string, campaignIds: [string, string][]) {
   const segmentIds: string[] = [];
   for (const [name, description, member] of SEGMENTS) {
     const id = await demoId(`segment:${name}`);
@@ -163,13 +190,17 @@ async function seed(tx: Queryable, now: number) {
     }
   }
 
-  for (const [name, display, kind, unit, formula] of [
-    ['cost_per_view', 'Cost per view', 'money', 'currency', 'spend / video_views'],
-    ['engagement_rate', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100'],
-  ]) {
-    await query(tx, 'demo-add-custom-metric', [org, name, display, kind, unit, `Custom: ${formula}`, formula]);
-  }
+  return segmentIds;
+}
 
+/** The demo's five reports, and Other Company's one. */
+async function seedReports(
+  tx: Queryable,
+  org: string,
+  other: string,
+  accountIds: Record<string, string>,
+  segmentIds: string[],
+) {
   const ours = ACCOUNTS.map((a) => accountIds[a.key]);
   const reports: [string, string, string, string, string[], string[], string[], string[]][] = [
     [
@@ -271,14 +302,7 @@ async function seed(tx: Queryable, now: number) {
   ]);
   await query(tx, 'demo-add-report-ad-account', [other, otherReport, accountIds.other]);
 
-  // Facts end yesterday (UTC); a later run adds the days since.
-  const last = isoDay(now - 86_400_000);
-  const first = isoDay(now - DAYS * 86_400_000);
-  for (const owner of [org, other]) await query(tx, 'generate-facts', [owner, first, last]);
-  for (const [currency, rate] of FX)
-    await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
-  await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
-  return { org, reportIds };
+  return reportIds;
 }
 
 /** `demo --remove`: the demo organizations deleted with everything they own; the rest of the database untouched. */

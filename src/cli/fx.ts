@@ -22,8 +22,10 @@ export async function rateWarnings(sql: Sql): Promise<string[]> {
   const rows = await query(sql, 'find-unconvertible-currencies');
   return rows.map(
     (row) =>
-      `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} but money from ${row.needed_from}: ` +
-      `its money there reads as null in any other currency; run \`readout fx import --file RATES.csv\` with rates from ${row.needed_from}`,
+      `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} ` +
+      `but money from ${row.needed_from}: ` +
+      `its money there reads as null in any other currency; run \`readout fx import --file RATES.csv\` with rates ` +
+      `from ${row.needed_from}`,
   );
 }
 
@@ -61,7 +63,8 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: ReadText):
   return {
     ...result(
       { currencies, days, rows: written, warnings },
-      `${written} rates of ${currencies.length} currencies over ${days} ${days === 1 ? 'day' : 'days'} imported (${currencies.join(', ')})`,
+      `${written} rates of ${currencies.length} currencies over ${days} ${days === 1 ? 'day' : 'days'} imported ` +
+        `(${currencies.join(', ')})`,
     ),
     warnings,
   };

@@ -63,7 +63,10 @@ export function subscriptionLock(locked: boolean) {
   };
 }
 
-/** Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration 018). */
+/**
+ * Deletes an organization and everything it owns, in one statement; its clients' tokens stop within a second (migration
+ * 018).
+ */
 export async function deleteOrganization(sql: Sql, org: string) {
   const row = await transaction(sql, async (tx) => {
     await query(tx, 'lock-writers');
@@ -84,6 +87,7 @@ export async function orgDelete(sql: Sql, { flags }: Parsed) {
   const { clients, factRows } = await deleteOrganization(sql, org);
   return result(
     { organizationId: org, deleted: true, clients, factRows },
-    `organization ${org} (${name}) deleted: ${clients} clients (their tokens stop within a second), ${factRows} fact rows`,
+    `organization ${org} (${name}) deleted: ${clients} clients (their tokens stop within a second), ${factRows} fact ` +
+      `rows`,
   );
 }

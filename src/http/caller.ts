@@ -1,6 +1,7 @@
 // Who is calling, and on what plan: what authentication and the plan check put on a request's context (auth/,
 // billing/), for everything after them to read.
 import type { Scope } from '../dataModel.ts';
+import type { ReadSource } from '../store/replicas.ts';
 
 export type AllowList = readonly string[] | 'all';
 
@@ -23,3 +24,12 @@ export type Plan = {
   budget: number;
   locked: boolean;
 };
+
+/** Who calls, on what plan: what admission (authenticate, plan, lock, scope) passes on (docs/decisions.md §4). */
+export type Caller = { principal: Principal; plan: Plan };
+
+/** A caller charged for this request; reportsVersion: the organization's report version read with the charge. */
+export type Charged = Caller & { reportsVersion: number | undefined };
+
+/** A charged caller and where its reads run: the primary, or a standby that has replayed what it must see. */
+export type Admitted = Charged & { reads: ReadSource };

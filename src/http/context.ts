@@ -1,7 +1,5 @@
 // What one request carries through the pipeline; itty-router routes it by method and url.
-import type { ReadSource } from '../store/replicas.ts';
-import type { Sql } from '../store/database.ts';
-import type { Plan, Principal } from './caller.ts';
+import type { Principal } from './caller.ts';
 import type { IncomingRequest } from './incoming.ts';
 import type { Trace } from './trace.ts';
 
@@ -40,24 +38,14 @@ export class Context {
   /** Filled by itty-router. */
   params: Record<string, string> = {};
   query: Record<string, string | string[] | undefined> = {};
-  /** The matched route's pattern, set by itty-router; here from the start, so setting it does not reshape the object. */
+  /**
+   * The matched route's pattern, set by itty-router; here from the start, so setting it does not reshape the object.
+   */
   route = '';
-  /** The verified caller, once authenticate has run. */
-  principal?: Principal;
-  /** The organization's plan, once the plan check has run. */
-  plan?: Plan;
-  /** What this request was charged, for a refund. */
-  charge?: Charge;
+  /** Who was charged what, for the refund the pipeline gives a 304 or a 5xx (docs/decisions.md §4). */
+  charged?: { principal: Principal; charge: Charge };
   /** Set when the answer must not cost anything though the request was charged (a 429 past the per-client limit). */
   refundCharge = false;
-  /** The organization's report version, read with the charge (migration 010): kept answers this new are current. */
-  reportsVersion?: number;
-  /** Where this request's reads run (the primary, or a standby that has replayed what it must see): set before a read route. */
-  reads?: ReadSource;
-  /** An interval answer's resume point (docs/decisions.md §6), read before the read source (report/changes.ts). */
-  resumeAt?: string | Error;
-  /** What a route's own step read before the charge, for its cost and its handler (report/request.ts: the report). */
-  routeData?: unknown;
   /** Headers every response to this request carries (quota standing, for one). */
   headers: Record<string, string> = {};
   /** Fields for the request's log line. */
@@ -119,10 +107,4 @@ export function createContext(
   deadline: () => AbortSignal = () => never,
 ): Context {
   return new Context(request, trace, startedAt, deadline);
-}
-
-/** The connections this request's reads use: set by the pipeline before any read route runs. */
-export function readSql(ctx: Context): Sql {
-  if (!ctx.reads) throw new Error(`${ctx.route}: no read source set (the pipeline picks one before a read route)`);
-  return ctx.reads.sql;
 }

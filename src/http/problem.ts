@@ -106,3 +106,14 @@ export const planFeatureRequired = (planName = 'current') =>
 
 export const subscriptionLocked = () =>
   new ApiError('subscription-locked', 'The subscription is over its plan limits and read-locked; only /v1/me answers.');
+
+/** docs/decisions.md §8: a method other than GET or HEAD on a /v1 path is 405, typed not-found. */
+export const methodNotAllowed = (method: string) =>
+  new ApiError(
+    'not-found',
+    `${method || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`,
+    {
+      status: 405,
+      headers: { allow: 'GET, HEAD' },
+    },
+  );

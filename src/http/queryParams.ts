@@ -55,7 +55,9 @@ const isEmpty = (query: Context['query']) => {
   return true;
 };
 
-/** Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored. */
+/**
+ * Parses the request's query with the schema; parameters named in `multi` may repeat. Unknown parameters are ignored.
+ */
 export function readQuery<E extends Entries>(
   ctx: Pick<Context, 'query'>,
   entries: E,

@@ -46,7 +46,11 @@ export function requestLineText(
   const clientId = noted.clientId === undefined ? 'null' : JSON.stringify(noted.clientId);
   const standby = noted.standby ? `,"standby":${JSON.stringify(noted.standby)}` : '';
   const error = noted.error ? `,"error":${JSON.stringify(noted.error)}` : '';
-  return `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}","cost":${noted.cost ?? 0}${standby}${error}}`;
+  return (
+    `{"time":"${isoTime(startedAt)}","method":${JSON.stringify(method)},"path":${JSON.stringify(path)},` +
+    `"status":${status},"ms":${ms},"clientId":${clientId},"traceId":"${trace.traceId}",` +
+    `"cost":${noted.cost ?? 0}${standby}${error}}`
+  );
 }
 
 export type RequestLogger = (...line: Parameters<typeof requestLine>) => void;

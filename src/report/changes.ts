@@ -7,28 +7,20 @@ import { query } from '../store/queries.ts';
 
 export const RESUME_HEADER = 'next-changed-since';
 
+/** An interval answer's resume point, or the failure to read it (answered once the request is charged). */
+export type ResumePoint = string | Error | undefined;
+
 /**
  * Pipeline step, before the read source is chosen: an answer with an interval reads its resume point on the primary
  * first, so the snapshot its rows are read from (on the primary, or on a standby that has replayed what the primary
- * had written by then) comes after it. A failure is kept, and is the route's answer once the request is charged.
+ * had flushed by then) comes after it. Without an interval there is none to read.
  */
 export function readResumePoint(primary: Sql) {
-  return async function withResumePoint(ctx: Context): Promise<void> {
-    if (ctx.query.interval === undefined) return;
-    try {
-      const [row] = await query(primary, 'facts-resume-point');
-      ctx.resumeAt = row.resume;
-    } catch (error) {
-      ctx.resumeAt = error instanceof Error ? error : new Error(String(error));
-    }
+  return function withResumePoint(ctx: Context): ResumePoint | Promise<ResumePoint> {
+    if (ctx.query.interval === undefined) return undefined;
+    return query(primary, 'facts-resume-point').then(
+      ([row]) => row.resume,
+      (error) => (error instanceof Error ? error : new Error(String(error))),
+    );
   };
-}
-
-/** The request's resume point, read by readResumePoint. */
-export function resumePoint(ctx: Context): string {
-  const resume = ctx.resumeAt;
-  if (resume instanceof Error) throw resume;
-  if (resume === undefined)
-    throw new Error(`${ctx.route}: no resume point read (the pipeline reads it before the read source)`);
-  return resume;
 }

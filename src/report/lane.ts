@@ -3,7 +3,8 @@
 // to themselves, so they never wait behind a download however many are open.
 import type { Context } from '../http/context.ts';
 import { requestTimeout } from '../http/deadline.ts';
-import type { ExclusivePool, Lent } from '../store/exclusive.ts';
+import type { Lent } from '../store/exclusive.ts';
+import type { Admitted } from '../http/caller.ts';
 import { ApiError } from '../http/problem.ts';
 
 export type HeavyLane = {
@@ -12,20 +13,20 @@ export type HeavyLane = {
    * a request knows it must read facts (a 304 never does); a client already running its limit is refused with 429,
    * and its charge given back.
    */
-  connection(ctx: Context): Promise<Lent>;
+  connection(ctx: Context, caller: Admitted): Promise<Lent>;
 };
 
-export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
+export function heavyLane(perClient: number): HeavyLane {
   const running = new Map<string, number>();
   /** A client already running its limit of heavy requests is refused; otherwise it holds a place until done. */
-  function admit(ctx: Context) {
-    const clientId = ctx.principal!.clientId;
+  function admit(ctx: Context, clientId: string) {
     const now = running.get(clientId) ?? 0;
     if (now >= perClient) {
       ctx.refundCharge = true;
       throw new ApiError(
         'rate-limit-exceeded',
-        `This client already has ${perClient} report data or export requests under way, the most it may run at once; retry when one has finished.`,
+        `This client already has ${perClient} report data or export requests under way, the most it may run at once; ` +
+          `retry when one has finished.`,
         { retryAfterSeconds: 1 },
       );
     }
@@ -38,11 +39,11 @@ export function heavyLane(pool: ExclusivePool, perClient: number): HeavyLane {
   }
 
   return {
-    async connection(ctx) {
-      admit(ctx);
+    async connection(ctx, { principal, reads }) {
+      admit(ctx, principal.clientId);
       const deadline = ctx.deadline;
       // The standby the request reads from, if it reads from one, lends the connection; otherwise the primary.
-      const from = ctx.reads?.heavy ?? pool;
+      const from = reads.heavy;
       let lent: Lent;
       try {
         lent = await from.lend(deadline);

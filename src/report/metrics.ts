@@ -143,10 +143,15 @@ export function metricSql(metric: MetricPlan): string {
 export const tidy = (value: number | null) =>
   value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6;
 
-/** tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises instead. */
+/**
+ * tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises
+ * instead.
+ */
 export const tidySql = (expression: string) => `js_round((${expression}) * 1000000::float8) / 1000000::float8`;
 
-/** Writes one row's metrics, in the order asked, into `out` from `at`: every system one only when a formula needs it. */
+/**
+ * Writes one row's metrics, in the order asked, into `out` from `at`: every system one only when a formula needs it.
+ */
 export function writeMetrics(sums: Sums, metrics: MetricPlan[], out: unknown[], at: number): void {
   let system: Record<string, number | null> | undefined;
   for (let i = 0; i < metrics.length; i++) {

@@ -3,14 +3,15 @@
 // read; after it, prepareData checks the request against the report and works out everything the answer depends on
 // (docs/decisions.md §6).
 import { createHash } from 'node:crypto';
-import { readSql, type Context } from '../http/context.ts';
-import type { Plan } from '../billing/plans.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted, Plan, Principal } from '../http/caller.ts';
+import type { Sql } from '../store/database.ts';
 import { ApiError } from '../http/problem.ts';
 import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import { adAccountIdsForCost, readDataParams, type DataParams, type Grouping } from './params.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
-import { resumePoint } from './changes.ts';
+import type { ResumePoint } from './changes.ts';
 import { accountsInScope, readScope, type ReportScope } from './scope.ts';
 import type { IncomingRequest } from '../http/incoming.ts';
 
@@ -73,14 +74,11 @@ export type ReportRequest = {
   scope: ReportScope | undefined | 'unread';
 };
 
-/** The request's ReportRequest, which readReportRequest put on the context for the charge and the route. */
-function reportRequest(ctx: Context): ReportRequest {
-  if (!ctx.routeData) throw new Error(`${ctx.route}: no report request read (the pipeline reads it before the charge)`);
-  return ctx.routeData as ReportRequest;
-}
+/** A report data or export request past its charge: the caller, the report read, and an interval's resume point. */
+export type ReportCall = Admitted & { report: ReportRequest; resume: ResumePoint };
 
-/** Pipeline step: the query string parsed once, and the report read once, from the request's read source. */
-export async function readReportRequest(ctx: Context): Promise<void> {
+/** Pipeline step: the query string parsed once, and the report read once, from where its data will be read. */
+export async function readReportRequest(ctx: Context, principal: Principal, sql: Sql): Promise<ReportRequest> {
   let params: DataParams | ApiError;
   try {
     params = readDataParams(ctx);
@@ -90,16 +88,15 @@ export async function readReportRequest(ctx: Context): Promise<void> {
   }
   let scope: ReportRequest['scope'];
   try {
-    scope = await readScope(readSql(ctx), ctx);
+    scope = await readScope(sql, ctx, principal);
   } catch {
     scope = 'unread';
   }
-  ctx.routeData = { params, scope } satisfies ReportRequest;
+  return { params, scope };
 }
 
 /** docs/decisions.md §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
-export function dataCost(ctx: Context): number {
-  const { params, scope } = reportRequest(ctx);
+export function dataCost(ctx: Context, { params, scope }: ReportRequest): number {
   if (scope === undefined || scope === 'unread') return 1;
   const asked = params instanceof ApiError ? adAccountIdsForCost(ctx) : params.adAccountIds;
   return Math.max(1, accountsInScope(scope, asked).length);
@@ -113,17 +110,18 @@ export function dataCost(ctx: Context): number {
 const described = new WeakMap<ReportScope, Map<string, Omit<PreparedData, 'resume'>>>();
 const KEPT_ANSWERS = 256;
 
-export async function prepareData(ctx: Context, plan: Plan, format: string): Promise<PreparedData> {
+export async function prepareData(ctx: Context, call: ReportCall, format: string): Promise<PreparedData> {
   // Parameters that need no report first (400), then the report itself (404), then the rules it sets (400).
-  const request = reportRequest(ctx);
+  const request = call.report;
   if (request.params instanceof ApiError) throw request.params;
   const params = request.params;
   // The store did not answer before the charge, and did since: read it now (an error now is the answer).
-  const scope = request.scope === 'unread' ? await readScope(readSql(ctx), ctx) : request.scope;
+  const scope = request.scope === 'unread' ? await readScope(call.reads.sql, ctx, call.principal) : request.scope;
   if (!scope) throw notFound('report');
   const query = ctx.url.indexOf('?') < 0 ? '' : ctx.url.slice(ctx.url.indexOf('?'));
-  const prepared = answerPlan(scope, params, plan, format, query);
-  return { ...prepared, resume: params.interval ? resumePoint(ctx) : undefined };
+  const prepared = answerPlan(scope, params, call.plan, format, query);
+  if (call.resume instanceof Error) throw call.resume;
+  return { ...prepared, resume: params.interval ? call.resume : undefined };
 }
 
 /**

@@ -35,8 +35,8 @@ export type ReportScope = {
 };
 
 /** The report named in the path as this client may see it, as a read begun now finds it (currentScope). */
-export function readScope(sql: Sql, ctx: Context): Promise<ReportScope | undefined> {
-  return currentScope(sql, ctx.params.id ?? '', ctx.principal!);
+export function readScope(sql: Sql, ctx: Context, principal: Principal): Promise<ReportScope | undefined> {
+  return currentScope(sql, ctx.params.id ?? '', principal);
 }
 
 /**

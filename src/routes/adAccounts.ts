@@ -1,6 +1,7 @@
 // GET /v1/organizations/{id}/ad-accounts: cut by the ad-account allow-list, optionally by platform.
 import * as v from 'valibot';
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { allowList, ownOrganization } from '../auth/visibility.ts';
@@ -12,13 +13,9 @@ const AdAccountsQuery = {
 };
 
 export function adAccounts() {
-  return function listAdAccounts(ctx: Context): Promise<Response> {
+  return function listAdAccounts(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
     const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
-    const org = ownOrganization(ctx);
-    return listPage(readSql(ctx), 'list-ad-accounts', paging, [
-      org,
-      ...allowList(ctx.principal!.adAccounts),
-      platform ?? null,
-    ]);
+    const org = ownOrganization(ctx, principal);
+    return listPage(reads.sql, 'list-ad-accounts', paging, [org, ...allowList(principal.adAccounts), platform ?? null]);
   };
 }

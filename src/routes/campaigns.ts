@@ -1,6 +1,7 @@
 // GET /v1/organizations/{id}/campaigns: cut by the ad-account allow-list; filters adAccountId and name.
 import * as v from 'valibot';
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { allowList, ownOrganization } from '../auth/visibility.ts';
@@ -12,12 +13,12 @@ const CampaignsQuery = {
 };
 
 export function campaigns() {
-  return function listCampaigns(ctx: Context): Promise<Response> {
+  return function listCampaigns(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
     const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
-    const org = ownOrganization(ctx);
-    return listPage(readSql(ctx), 'list-campaigns', paging, [
+    const org = ownOrganization(ctx, principal);
+    return listPage(reads.sql, 'list-campaigns', paging, [
       org,
-      ...allowList(ctx.principal!.adAccounts),
+      ...allowList(principal.adAccounts),
       adAccountId ?? null,
       name || null,
     ]);

@@ -54,7 +54,8 @@ const REDOC_OPTIONS = {
  * sideways (the quick start's long lines, the curl samples), everywhere Redoc puts a code block.
  */
 const REFERENCE_STYLE = `body{margin:0}
-#intro{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:900px;margin:0 auto;padding:32px 24px}
+#intro{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:900px;margin:0 auto;
+padding:32px 24px}
 #intro h1{font-size:28px;margin:0 0 8px}#intro a{color:#2457c5}#intro .loading{color:#5c6370}
 pre,pre code{white-space:pre-wrap!important;overflow-wrap:anywhere;word-break:break-word}`;
 
@@ -66,19 +67,26 @@ pre,pre code{white-space:pre-wrap!important;overflow-wrap:anywhere;word-break:br
 export function renderReference(document: Json, script: string): { html: string; csp: string } {
   const data = JSON.stringify(document).replace(/</g, '\\u003c');
   // The introduction stands until Redoc has rendered (its callback), so the first paint is never a bare spinner.
-  const start = `Redoc.init(JSON.parse(document.getElementById('openapi').textContent), ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('reference'), () => document.getElementById('intro').remove());`;
+  const start =
+    `Redoc.init(JSON.parse(document.getElementById('openapi').textContent), ${JSON.stringify(REDOC_OPTIONS)}, ` +
+    `document.getElementById('reference'), () => document.getElementById('intro').remove());`;
   const title = `${escapeHtml(document.info.title)} API reference`;
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
 <link rel="icon" href="data:,"><title>${title}</title><style>${REFERENCE_STYLE}</style></head><body>
 <header id="intro"><h1>${title}</h1><p>${escapeHtml(document.info.summary)}</p>
-<p>The contract itself is <a href="openapi.json">/v1/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}). <span class="loading">The reference is loading…</span></p></header>
-<noscript><p>This reference needs JavaScript. The contract itself is <a href="openapi.json">/v1/openapi.json</a>.</p></noscript>
+<p>The contract itself is <a href="openapi.json">/v1/openapi.json</a> (OpenAPI ${escapeHtml(document.openapi)}).
+<span class="loading">The reference is loading…</span></p></header>
+<noscript><p>This reference needs JavaScript.
+The contract itself is <a href="openapi.json">/v1/openapi.json</a>.</p></noscript>
 <div id="reference"></div>
 <script id="openapi" type="application/json">${data}</script>
 <script>${script}</script>
 <script>${start}</script>
 </body></html>`;
-  const csp = `default-src 'none'; script-src ${sha256(script)} ${sha256(start)}; style-src 'unsafe-inline'; img-src data:; worker-src blob:; base-uri 'none'; form-action 'none'`;
+  const csp =
+    `default-src 'none'; script-src ${sha256(script)} ${sha256(start)}; style-src 'unsafe-inline'; img-src data:; ` +
+    "worker-src blob:; base-uri 'none'; form-action 'none'";
   return { html, csp };
 }
 
@@ -100,11 +108,13 @@ export function problemTypesSection(types: ProblemTypeDoc[], problemsUrl: string
 }
 
 const STYLE = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;background:#fff}
-main{max-width:1100px;margin:0 auto;padding:24px}code{font:13px ui-monospace,Menlo,Consolas,monospace;background:#f3f5f9;padding:0 3px;border-radius:3px}
+main{max-width:1100px;margin:0 auto;padding:24px}
+code{font:13px ui-monospace,Menlo,Consolas,monospace;background:#f3f5f9;padding:0 3px;border-radius:3px}
 .summary{font-weight:600}`;
 
 const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">` +
+  `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 
 export function renderProblem(p: ProblemTypeDoc, baseUrl: string): string {
   return page(
@@ -116,8 +126,9 @@ export function renderProblem(p: ProblemTypeDoc, baseUrl: string): string {
 }
 
 export function renderProblemIndex(types: ProblemTypeDoc[], baseUrl: string): string {
-  return page(
-    'Problem types',
-    `<h1>Problem types</h1><ul>${types.map((p) => `<li><a href="${escapeHtml(baseUrl)}/problems/${escapeHtml(p.type)}"><code>${escapeHtml(p.type)}</code></a> (${p.status}): ${escapeHtml(p.title)}</li>`).join('')}</ul>`,
-  );
+  return page('Problem types', `<h1>Problem types</h1><ul>${types.map((p) => problemItem(p, baseUrl)).join('')}</ul>`);
 }
+
+const problemItem = (p: ProblemTypeDoc, baseUrl: string) =>
+  `<li><a href="${escapeHtml(baseUrl)}/problems/${escapeHtml(p.type)}"><code>${escapeHtml(p.type)}</code></a> ` +
+  `(${p.status}): ${escapeHtml(p.title)}</li>`;

@@ -1,17 +1,18 @@
 // GET /v1/metrics (system catalogue) and /v1/organizations/{id}/metrics (system plus custom), docs/decisions.md §5.
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { ownOrganization } from '../auth/visibility.ts';
 
 export function metrics() {
   return {
-    system(ctx: Context): Promise<Response> {
-      return listPage(readSql(ctx), 'list-system-metrics', readQuery(ctx, pagingEntries));
+    system(ctx: Context, { reads }: Admitted): Promise<Response> {
+      return listPage(reads.sql, 'list-system-metrics', readQuery(ctx, pagingEntries));
     },
-    organization(ctx: Context): Promise<Response> {
+    organization(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
       const paging = readQuery(ctx, pagingEntries);
-      return listPage(readSql(ctx), 'list-organization-metrics', paging, [ownOrganization(ctx)]);
+      return listPage(reads.sql, 'list-organization-metrics', paging, [ownOrganization(ctx, principal)]);
     },
   };
 }

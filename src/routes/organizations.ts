@@ -1,5 +1,6 @@
 // GET /v1/organizations (a list of one) and /v1/organizations/{id}.
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { query } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
@@ -8,13 +9,11 @@ import { notFound, ownOrganization } from '../auth/visibility.ts';
 
 export function organizations() {
   return {
-    list(ctx: Context): Promise<Response> {
-      return listPage(readSql(ctx), 'list-organizations', readQuery(ctx, pagingEntries), [
-        ctx.principal!.organizationId,
-      ]);
+    list(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
+      return listPage(reads.sql, 'list-organizations', readQuery(ctx, pagingEntries), [principal.organizationId]);
     },
-    async get(ctx: Context): Promise<Response> {
-      const [row] = await query(readSql(ctx), 'get-organization-record', [ownOrganization(ctx)]);
+    async get(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
+      const [row] = await query(reads.sql, 'get-organization-record', [ownOrganization(ctx, principal)]);
       if (!row) throw notFound('organization');
       return json(row.item);
     },

@@ -5,7 +5,7 @@ import type { HeavyLane } from '../report/lane.ts';
 import { jsonAnswer } from '../report/formats/json.ts';
 import { RESUME_HEADER } from '../report/changes.ts';
 import { dayRange } from '../report/query.ts';
-import { notModified, prepareData, type PreparedData } from '../report/request.ts';
+import { notModified, prepareData, type PreparedData, type ReportCall } from '../report/request.ts';
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {
@@ -20,10 +20,10 @@ export function dataHeaders(data: PreparedData): Record<string, string> {
 }
 
 export function reportData(clock: () => number, lane: HeavyLane) {
-  return async function getReportData(ctx: Context): Promise<Response> {
-    const data = await prepareData(ctx, ctx.plan!, 'json');
+  return async function getReportData(ctx: Context, call: ReportCall): Promise<Response> {
+    const data = await prepareData(ctx, call, 'json');
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const lent = await lane.connection(ctx);
+    const lent = await lane.connection(ctx, call);
     const range = await dayRange(lent, ctx, data, clock());
     const head = {
       reportId: data.scope.id,

@@ -1,10 +1,17 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (docs/decisions.md §7).
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
 import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
 import { csvStream, streamCells, streamCsv } from '../report/formats/csv.ts';
 import { streamSheetRows, xlsxStream } from '../report/formats/xlsx.ts';
-import { dataCost, notModified, prepareData, type PreparedData } from '../report/request.ts';
+import {
+  dataCost,
+  notModified,
+  prepareData,
+  type PreparedData,
+  type ReportCall,
+  type ReportRequest,
+} from '../report/request.ts';
 import { dayRange } from '../report/query.ts';
 import { respond } from '../http/respond.ts';
 import { streamedResponse } from '../http/streamed.ts';
@@ -27,14 +34,14 @@ function fileName(data: PreparedData, range: { from: string; to: string }, ext: 
 }
 
 /** docs/decisions.md §4: an export costs twice its data. */
-export const exportCost = (ctx: Context) => 2 * dataCost(ctx);
+export const exportCost = (ctx: Context, report: ReportRequest) => 2 * dataCost(ctx, report);
 
 export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
-  return async function getReportExport(ctx: Context): Promise<Response> {
-    const data = await prepareData(ctx, ctx.plan!, format);
+  return async function getReportExport(ctx: Context, call: ReportCall): Promise<Response> {
+    const data = await prepareData(ctx, call, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const names = await query(readSql(ctx), 'list-metric-display-names', [ctx.principal!.organizationId]);
-    const lent = await lane.connection(ctx);
+    const names = await query(call.reads.sql, 'list-metric-display-names', [call.principal.organizationId]);
+    const lent = await lane.connection(ctx, call);
     const range = await dayRange(lent, ctx, data, clock());
     const rows =
       (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);

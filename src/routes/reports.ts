@@ -1,8 +1,8 @@
 // GET /v1/reports (what this client may read; organizationId filter) and /v1/reports/{id} (one definition).
 import * as v from 'valibot';
-import { readSql, type Context } from '../http/context.ts';
-import { DEFAULT_PAGE_SIZE, envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
-import type { Principal } from '../http/caller.ts';
+import type { Context } from '../http/context.ts';
+import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
+import type { Admitted } from '../http/caller.ts';
 import { queryAs } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { principalKey, reportCache } from '../report/reportCache.ts';
@@ -20,23 +20,18 @@ const NOWHERE = '00000000-0000-0000-0000-000000000000';
 export function reports() {
   const kept = reportCache();
   return {
-    /** The first page of the client's list at its default size, if kept at reportsVersion or later; else undefined. */
-    keptList(principal: Principal, reportsVersion: number): string | undefined {
-      return kept.get(`list ${principalKey(principal)} 1 ${DEFAULT_PAGE_SIZE}`, reportsVersion);
-    },
-    async list(ctx: Context): Promise<Response> {
+    async list(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Response> {
       const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
-      const principal = ctx.principal!;
       // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
-        return listPage(readSql(ctx), 'list-reports', paging, [
+        return listPage(reads.sql, 'list-reports', paging, [
           NOWHERE,
           ...allowList(principal.reports),
           ...allowList(principal.adAccounts),
         ]);
       }
       const key = `list ${principalKey(principal)} ${paging.page} ${paging.pageSize}`;
-      const body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
+      const body = reportsVersion === undefined ? undefined : kept.get(key, reportsVersion);
       if (body !== undefined) return jsonText(body);
       const params = [
         paging.page,
@@ -45,17 +40,16 @@ export function reports() {
         ...allowList(principal.reports),
         ...allowList(principal.adAccounts),
       ];
-      const [row] = await queryAs<ListRow & { version: number }>(readSql(ctx), 'list-reports', params);
+      const [row] = await queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params);
       const text = JSON.stringify(envelope(paging, row));
       kept.set(key, row.version, text);
       return jsonText(text);
     },
-    async get(ctx: Context): Promise<Response> {
-      const principal = ctx.principal!;
+    async get(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Response> {
       const id = pathId(ctx, 'report');
       // The answer, a definition or a 404, is kept: a report that does not exist yet is news when the version moves.
       const key = `get ${principalKey(principal)} ${id}`;
-      let body = ctx.reportsVersion === undefined ? undefined : kept.get(key, ctx.reportsVersion);
+      let body = reportsVersion === undefined ? undefined : kept.get(key, reportsVersion);
       if (body === undefined) {
         const params = [
           id,
@@ -63,7 +57,7 @@ export function reports() {
           ...allowList(principal.reports),
           ...allowList(principal.adAccounts),
         ];
-        const [row] = await queryAs<{ item: unknown; version: number }>(readSql(ctx), 'get-report', params);
+        const [row] = await queryAs<{ item: unknown; version: number }>(reads.sql, 'get-report', params);
         body = row.item === null ? '' : JSON.stringify(row.item);
         kept.set(key, row.version, body);
       }

@@ -1,15 +1,16 @@
 // GET /v1/organizations/{id}/segments.
-import { readSql, type Context } from '../http/context.ts';
+import type { Context } from '../http/context.ts';
+import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { allowList, ownOrganization } from '../auth/visibility.ts';
 
 export function segments() {
-  return function listSegments(ctx: Context): Promise<Response> {
+  return function listSegments(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
     const paging = readQuery(ctx, pagingEntries);
-    return listPage(readSql(ctx), 'list-segments', paging, [
-      ownOrganization(ctx),
-      ...allowList(ctx.principal!.adAccounts),
+    return listPage(reads.sql, 'list-segments', paging, [
+      ownOrganization(ctx, principal),
+      ...allowList(principal.adAccounts),
     ]);
   };
 }

@@ -24,7 +24,8 @@ export const serve: Serve = async (app, { port, host, tls, refuse }) => {
         hostname: host,
         ...(tls ?? {}),
         onListen: (addr) => {
-          url = `${tls ? 'https' : 'http'}://${addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
+          const host = addr.hostname.includes(':') ? `[${addr.hostname}]` : addr.hostname;
+          url = `${tls ? 'https' : 'http'}://${host}:${addr.port}`;
           resolve();
         },
       },

@@ -1,25 +1,21 @@
-// Answers an adapter can write without the Fetch machinery (Node's): GET /v1/health while no database check is due,
-// what routes/keptAnswers.ts keeps, and the problem document for a request HTTP itself refused. Same status, headers, body and log line as the pipeline.
-import { ApiError, problemAnswer } from '../http/problem.ts';
+// Answers an adapter can write without the Fetch machinery (Node's): GET /v1/health while no database check is due, and
+// the problem document for a request HTTP itself refused. Same status, headers, body and log line as the pipeline.
+import { ApiError, methodNotAllowed, problemAnswer } from '../http/problem.ts';
 import type { RequestLogger } from '../http/requestLog.ts';
 import { traceFrom } from '../http/trace.ts';
 import type { health } from '../routes/health.ts';
-import type { Kept } from '../routes/keptAnswers.ts';
 import type { Direct, DirectAnswer, Malformed } from './types.ts';
 
 type Deps = {
   liveness: ReturnType<typeof health>;
-  /** A GET answered from what the app keeps in memory (routes/keptAnswers.ts), or undefined. */
-  kept?: Kept;
   logRequest: RequestLogger;
   clock: () => number;
   problemsUrl: string;
 };
 
-export function directAnswers({ liveness, kept, logRequest, clock, problemsUrl }: Deps) {
+export function directAnswers({ liveness, logRequest, clock, problemsUrl }: Deps) {
   const direct: Direct = (method, url, header) => {
-    if (method !== 'GET') return undefined;
-    if (url !== '/v1/health') return kept?.(url, header);
+    if (method !== 'GET' || url !== '/v1/health') return undefined;
     const answer = liveness.current();
     if (!answer) return undefined;
     const startedAt = clock();
@@ -58,9 +54,5 @@ function refusal(why: Malformed, method: string, path: string): ApiError {
       headers: { allow: 'POST' },
     });
   }
-  return new ApiError(
-    'not-found',
-    `${named || 'That method'} is not allowed here; every /v1 path answers GET and HEAD only.`,
-    { status: 405, headers: { allow: 'GET, HEAD' } },
-  );
+  return methodNotAllowed(named);
 }

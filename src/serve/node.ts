@@ -5,7 +5,7 @@ import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate } from 'node:timers';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
-import { useResponseClass } from '../http/respond.ts';
+import { givenBody, useResponseClass } from '../http/respond.ts';
 import type { DirectAnswer, Handler, IncomingRequest, Malformed, Serve } from './types.ts';
 
 /**
@@ -52,9 +52,6 @@ function bodilessRequest(req: IncomingMessage, res: ServerResponse): IncomingReq
   };
 }
 
-/** whatwg-node's Response keeps a text body as given; these are the fields its own writer reads too. */
-type TextBody = { bodyType?: string; bodyInit?: unknown };
-
 /**
  * A streamed body (an export), relayed for whatwg-node's writer. A client that goes away cancels the source, which
  * stops its query; a source that fails midway cuts the connection instead of ending the response, so a partial file
@@ -88,7 +85,7 @@ function guardStream(body: ReadableStream<Uint8Array>, res: ServerResponse): Rea
 }
 
 /** An answer written whole at the end of the turn (writeWhole). */
-type Whole = { res: ServerResponse; status: number; headers: string[]; body: string | undefined };
+type Whole = { res: ServerResponse; status: number; headers: string[]; body: string | Uint8Array | undefined };
 let waiting: Whole[] = [];
 let flushScheduled = false;
 
@@ -112,7 +109,7 @@ function flushWhole(): void {
  * wake-up was most of what a write cost a cheap answer, and a third of its time; uWebSockets (Bun's server) corks
  * its answers per turn the same way.
  */
-function writeWhole(res: ServerResponse, status: number, headers: string[], body: string | undefined): void {
+function writeWhole(res: ServerResponse, status: number, headers: string[], body: string | Uint8Array | undefined) {
   waiting.push({ res, status, headers, body });
   if (!flushScheduled) {
     flushScheduled = true;
@@ -122,10 +119,12 @@ function writeWhole(res: ServerResponse, status: number, headers: string[], body
 
 /** A text or empty answer written whole (writeWhole); a stream through whatwg-node's writer. */
 function send(response: globalThis.Response, req: IncomingMessage, res: ServerResponse): void {
-  const { bodyType, bodyInit } = response as unknown as TextBody;
-  if (bodyType !== 'String' && bodyInit != null) {
-    const body = bodyInit instanceof ReadableStream ? (bodyInit as ReadableStream<Uint8Array>) : response.body!;
-    const streamed = new Response(guardStream(body, res), { status: response.status, headers: response.headers });
+  const body = givenBody(response) ?? { stream: response.body };
+  if (!('whole' in body) && body.stream) {
+    const streamed = new Response(guardStream(body.stream, res), {
+      status: response.status,
+      headers: response.headers,
+    });
     void sendNodeResponse(streamed as unknown as globalThis.Response, res, req, false);
     return;
   }
@@ -133,7 +132,7 @@ function send(response: globalThis.Response, req: IncomingMessage, res: ServerRe
   response.headers.forEach((value, name) => {
     headers.push(name, value);
   });
-  writeWhole(res, response.status, headers, (bodyInit ?? undefined) as string | undefined);
+  writeWhole(res, response.status, headers, 'whole' in body ? (body.whole ?? undefined) : undefined);
 }
 
 /** A direct answer's headers are a flat list of names and values: node:http takes it as is, with no object to walk. */
@@ -214,18 +213,9 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
     drainRefused(response, req, res);
     return response;
   });
-  // A liveness probe, or an answer the app keeps (routes/keptAnswers.ts), answered here skips building a Request and a
-  // Response.
+  // A liveness probe answered here skips building a Request and a Response; every other request takes the pipeline.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', (name) => rawHeader(req.rawHeaders, name));
-    if (answer instanceof Promise) {
-      // Only GETs are answered directly; one the app found it cannot answer after all goes to the pipeline.
-      answer.then(
-        (found) => (found ? writeAnswer(res, found) : answerBodiless(app, req, res)),
-        () => answerBodiless(app, req, res),
-      );
-      return;
-    }
     if (answer) return writeAnswer(res, answer);
     return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
   };
@@ -251,9 +241,8 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
     const headers: string[] = [];
     for (let i = 0; i < answer.headers.length; i += 2)
       headers.push(`${answer.headers[i]}: ${answer.headers[i + 1]}\r\n`);
-    socket.end(
-      `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n${headers.join('')}connection: close\r\n\r\n${answer.body}`,
-    );
+    const statusLine = `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status] ?? 'Error'}\r\n`;
+    socket.end(`${statusLine}${headers.join('')}connection: close\r\n\r\n${answer.body}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -261,7 +250,7 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
   });
   const address = server.address() as AddressInfo;
   return {
-    url: `${tls ? 'https' : 'http'}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${hostOf(address.address, address.family === 'IPv6')}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -269,3 +258,8 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
       }),
   };
 };
+
+/** A listening address as a URL's host: an IPv6 address in brackets (RFC 3986 §3.2.2). */
+export function hostOf(address: string, ipv6 = address.includes(':')): string {
+  return ipv6 ? `[${address}]` : address;
+}

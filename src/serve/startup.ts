@@ -18,7 +18,10 @@ const REACH = new Set([
   'ECONNRESET',
 ]);
 
-/** postgres.js's error at the first statement, as why the database at the URL cannot be used; undefined if it is not one. */
+/**
+ * postgres.js's error at the first statement, as why the database at the URL cannot be used; undefined if it is not
+ * one.
+ */
 export function databaseProblem(error: unknown, databaseUrl: string): string | undefined {
   const where = databaseDescription(databaseUrl);
   const e = error as { code?: string; errno?: string; message?: string };
@@ -27,9 +30,13 @@ export function databaseProblem(error: unknown, databaseUrl: string): string | u
   if (code === '28P01' || code === '28000') return `the database at ${where} refused the login (${e.message})`;
   if (code === '3D000') return `the database at ${where} does not exist (${e.message})`;
   if (code === '42501') return `the database at ${where} refused a needed permission (${e.message})`;
-  // PgBouncer refuses the settings sent at startup; in transaction pooling mode (or auto, which finds it) none are sent.
+  // PgBouncer refuses the settings sent at startup; in transaction pooling mode (or auto, which finds it) none are
+  // sent.
   if (/unsupported startup parameter/.test(e.message ?? '')) {
-    return `the database at ${where} refused a setting sent at startup (${e.message}): behind PgBouncer, set DATABASE_POOL_MODE=transaction, or leave it unset`;
+    return (
+      `the database at ${where} refused a setting sent at startup (${e.message}): behind PgBouncer, set ` +
+      `DATABASE_POOL_MODE=transaction, or leave it unset`
+    );
   }
   return undefined;
 }

@@ -12,19 +12,23 @@ export type Listening = {
 export type Handler = (request: IncomingRequest) => Promise<Response>;
 
 /**
- * Undefined (at once, or once a read is done) whenever the Fetch handler must answer; header(name) reads a request
- * header (lower-case name).
+ * An answer written without the Fetch handler (GET /v1/health while its check is fresh), or undefined whenever the
+ * handler must answer; header(name) reads a request header (lower-case name).
  */
 export type Direct = (
   method: string,
   url: string,
   header: (name: string) => string | undefined,
-) => DirectAnswer | Promise<DirectAnswer | undefined> | undefined;
+) => DirectAnswer | undefined;
 
-/** What HTTP itself could not parse: the URL or the headers too large, a method it does not know, anything else broken. */
+/**
+ * What HTTP itself could not parse: the URL or the headers too large, a method it does not know, anything else broken.
+ */
 export type Malformed = 'url-too-long' | 'headers-too-large' | 'unknown-method' | 'broken';
 
-/** The answer to a request the HTTP parser refused, from whatever of its first line could be read; none yet at start. */
+/**
+ * The answer to a request the HTTP parser refused, from whatever of its first line could be read; none yet at start.
+ */
 export type Refuse = (why: Malformed, method: string, path: string) => DirectAnswer | undefined;
 
 /** A certificate chain and its private key, PEM: the server speaks HTTPS only. */

@@ -133,7 +133,8 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
     await release();
     throw options.dataDir
       ? new DataDirError(
-          `DATA_DIR ${options.dataDir} holds no usable database (${error instanceof Error ? error.message : String(error)})`,
+          `DATA_DIR ${options.dataDir} holds no usable database ` +
+            `(${error instanceof Error ? error.message : String(error)})`,
         )
       : error;
   }

@@ -45,7 +45,10 @@ export class Lent {
   /** Behind a transaction pooler: the connection has been made (identify). */
   private connected = false;
 
-  /** transaction: behind a transaction pooler, the statements that open each exchange's transaction (begin, settings, pid). */
+  /**
+   * transaction: behind a transaction pooler, the statements that open each exchange's transaction (begin, settings,
+   * pid).
+   */
   constructor(
     readonly sql: Sql,
     private readonly socket: () => Socket | undefined,
@@ -201,7 +204,8 @@ export function exclusivePool(
       pass: options.pass as string | undefined,
       database: options.database,
       ssl: options.ssl as boolean | undefined,
-      // Behind a transaction pooler: no named statements, and nothing sent behind a statement still under way (postgresPool).
+      // Behind a transaction pooler: no named statements, and nothing sent behind a statement still under way
+      // (postgresPool).
       ...(pooled
         ? { prepare: false, max_pipeline: 0 }
         : { connection: { ...(options.connection as Record<string, string>), ...settings } }),

@@ -9,7 +9,8 @@ export async function migrate(sql: Sql, files: SqlFile[] = migrationFiles()): Pr
   return transaction(sql, async (tx) => {
     // The lock is taken before the table is looked at, so a second process waits and then finds it all done.
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`;
+    await tx`create table if not exists schema_migrations (
+      name text primary key, applied_at timestamptz not null default now())`;
     const applied = new Set((await tx<{ name: string }[]>`select name from schema_migrations`).map((row) => row.name));
     const pending = files.filter((file) => !applied.has(file.name));
     for (const file of pending) {

@@ -16,8 +16,11 @@ export type ReadSource = { name: string; sql: Sql; heavy: ExclusivePool };
 export type ReplicaState = { name: string; usable: boolean; lagMs: number | null; error?: string };
 
 export type Reads = {
-  /** The source for a read that begins now: a standby that has replayed all the primary had flushed, or the primary. */
-  source(): Promise<ReadSource>;
+  /**
+   * The source for a read that begins now: a standby that has replayed all the primary had flushed, or the primary
+   * (at once, with no standby usable).
+   */
+  source(): ReadSource | Promise<ReadSource>;
   /** Each standby as last watched, for logs and metrics. */
   states(): ReplicaState[];
   /** Each standby's connections for report data and exports, for the metrics. */
@@ -48,10 +51,12 @@ const CATCH_UP_MS = 20;
 const CHECK_TIMEOUT_MS = 1000;
 
 type Standby = ReadSource & { state: ReplicaState };
+/** The primary's flushed WAL position at a moment. */
+type Seen = { at: number; lsn: bigint };
 
 /** No standbys: every read on the primary, at no cost. */
 export function primaryOnly(primary: ReadSource): Reads {
-  return { source: async () => primary, states: () => [], pools: () => [], close: async () => {} };
+  return { source: () => primary, states: () => [], pools: () => [], close: async () => {} };
 }
 
 export function replicaReads(primary: ReadSource, options: ReplicaOptions): Reads {
@@ -69,7 +74,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   }
   // The primary's flushed WAL as the watch saw it, oldest first: a standby that has replayed up to the position seen
   // at time t is no further behind than now - t.
-  const seen: { at: number; lsn: bigint }[] = [];
+  const seen: Seen[] = [];
   let next = 0;
 
   async function watch() {
@@ -83,23 +88,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
     await Promise.all(standbys.map(check));
   }
 
-  async function check(standby: Standby) {
-    try {
-      const [row] = await withTimeout(query(standby.sql, 'standby-position'), CHECK_TIMEOUT_MS);
-      if (!row.standby || row.replayed === null) throw new Error('not a standby (not in recovery)');
-      const replayed = lsnValue(row.replayed);
-      const caughtUpTo = seen.findLast((s) => s.lsn <= replayed);
-      const lagMs = caughtUpTo ? Math.max(0, clock() - caughtUpTo.at) : null;
-      standby.state = { name: standby.name, lagMs, usable: lagMs !== null && lagMs <= options.maxLagMs };
-    } catch (error) {
-      standby.state = {
-        name: standby.name,
-        usable: false,
-        lagMs: null,
-        error: error instanceof Error ? error.message : String(error),
-      };
-    }
-  }
+  const check = (standby: Standby) => watchStandby(standby, seen, clock, options.maxLagMs);
 
   // Every standby is unusable until its first check, which starts now.
   let watching = true;
@@ -127,23 +116,9 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   }
 
   return {
-    async source() {
+    source() {
       const usable = standbys.filter((s) => s.state.usable);
-      if (!usable.length) return primary;
-      const [{ lsn }] = await query(primary.sql, 'wal-flushed');
-      // Round robin over the usable standbys, starting at the next one; each may wait a moment to catch up.
-      const start = next++ % usable.length;
-      const order = [...usable.slice(start), ...usable.slice(0, start)];
-      const until = clock() + CATCH_UP_MS;
-      for (;;) {
-        for (const standby of order) {
-          // Asked every time, never inferred from an earlier answer: a standby that restarted replays again from its
-          // last restart point, behind where it was.
-          if (standby.state.usable && (await caughtUp(standby, lsn))) return standby;
-        }
-        if (clock() >= until) return primary;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      return usable.length ? caughtUpStandby(usable) : primary;
     },
     states: () => standbys.map((s) => s.state),
     pools: () => standbys.map((s) => ({ pool: `heavy ${s.name}`, ...s.heavy.stats() })),
@@ -152,6 +127,39 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
       await Promise.all(standbys.map(async (s) => (await s.heavy.close(), await s.sql.end({ timeout: 5 }))));
     },
   };
+
+  /** A usable standby that has replayed what the primary had flushed when asked, or the primary after CATCH_UP_MS. */
+  async function caughtUpStandby(usable: Standby[]): Promise<ReadSource> {
+    const [{ lsn }] = await query(primary.sql, 'wal-flushed');
+    // Round robin over the usable standbys, starting at the next one; each may wait a moment to catch up.
+    const start = next++ % usable.length;
+    const order = [...usable.slice(start), ...usable.slice(0, start)];
+    const until = clock() + CATCH_UP_MS;
+    for (;;) {
+      for (const standby of order) {
+        // Asked every time, never inferred from an earlier answer: a standby that restarted replays again from its
+        // last restart point, behind where it was.
+        if (standby.state.usable && (await caughtUp(standby, lsn))) return standby;
+      }
+      if (clock() >= until) return primary;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
+/** Measures a standby's lag against the primary's positions seen, and marks it usable when within maxLagMs. */
+async function watchStandby(standby: Standby, seen: Seen[], clock: () => number, maxLagMs: number): Promise<void> {
+  try {
+    const [row] = await withTimeout(query(standby.sql, 'standby-position'), CHECK_TIMEOUT_MS);
+    if (!row.standby || row.replayed === null) throw new Error('not a standby (not in recovery)');
+    const replayed = lsnValue(row.replayed);
+    const caughtUpTo = seen.findLast((s) => s.lsn <= replayed);
+    const lagMs = caughtUpTo ? Math.max(0, clock() - caughtUpTo.at) : null;
+    standby.state = { name: standby.name, lagMs, usable: lagMs !== null && lagMs <= maxLagMs };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    standby.state = { name: standby.name, usable: false, lagMs: null, error: why };
+  }
 }
 
 /** A standby's URL without its credentials, for logs. */

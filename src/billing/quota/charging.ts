@@ -1,6 +1,6 @@
 // The hourly quota (docs/decisions.md §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
-import type { Principal } from '../../http/caller.ts';
+import type { Caller, Charged } from '../../http/caller.ts';
 import type { WithSettings, Sql } from '../../store/database.ts';
 import {
   ApiError,
@@ -35,22 +35,7 @@ const unavailable = () =>
 
 export type Quota = {
   /** Charges the request: at once from a lease, or after the store's answer. */
-  charge(ctx: Context, cost: number): void | Promise<void>;
-  /**
-   * A charge the client's lease covers, for an answer kept in memory: taken only when answerable(reportsVersion) is
-   * true for the version the lease was granted at. The standing after it, or undefined with nothing charged.
-   */
-  chargeLeased(
-    principal: Principal,
-    cost: number,
-    answerable: (reportsVersion: number) => boolean,
-  ): { budget: number; used: number; now: number } | undefined;
-  /**
-   * For an answer that costs nothing in the end (a 304, docs/decisions.md §4): the standing a charge of cost leaves
-   * once given back, when the client's lease covers it; undefined, for the store to decide, when it does not. A client
-   * whose budget is spent holds no lease that covers anything.
-   */
-  leasedRefund(principal: Principal, cost: number): { budget: number; used: number; now: number } | undefined;
+  charge(ctx: Context, caller: Caller, cost: number): Charged | Promise<Charged>;
   /** Gives back the request's charge (a 304 costs nothing), updating its standing headers. */
   refund(ctx: Context): Promise<void>;
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
@@ -77,8 +62,8 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       .finally(() => renewing.delete(key));
   }
   /** A charge the lease could not cover: the store decides. */
-  async function chargeInStore(ctx: Context, cost: number, now: number, window: number) {
-    const { organizationId, clientId } = ctx.principal!;
+  async function chargeInStore(ctx: Context, caller: Caller, cost: number, now: number, window: number) {
+    const { organizationId, clientId } = caller.principal;
     let row: Standing | undefined;
     try {
       row = await chargeInBatch(organizationId, clientId, window, cost);
@@ -86,67 +71,29 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       throw unavailable();
     }
     if (!row) throw unavailable();
-    if (row.outcome === 'no-api') throw planFeatureRequired(ctx.plan?.name);
-    if (row.outcome === 'locked') throw subscriptionLocked();
-    setStandingHeaders(ctx.headers, row.budget, row.used, now);
-    switch (row.outcome) {
-      case 'ok':
-        ctx.charge = { window, cost };
-        ctx.reportsVersion = row.reportsVersion;
-        ctx.log.cost = cost;
-        return;
-      case 'spent':
-        throw new ApiError('rate-limit-exceeded', `The subscription's hourly budget of ${row.budget} is spent.`, {
-          retryAfterSeconds: secondsToReset(now),
-        });
-      case 'fair-share':
-        throw new ApiError(
-          'rate-limit-exceeded',
-          `This client has used its fair share, half of the hourly budget of ${row.budget}, while other clients still have room.`,
-          { retryAfterSeconds: secondsToReset(now) },
-        );
-      case 'revoked':
-        throw invalidToken();
-      default:
-        throw billingUnavailable();
-    }
+    return chargedBy(ctx, caller, row, { window, cost, now });
   }
 
   return {
-    charge(ctx, cost) {
-      const { organizationId, clientId } = ctx.principal!;
+    charge(ctx, caller, cost) {
+      const { organizationId, clientId } = caller.principal;
       const now = clock();
       const window = windowStart(now);
       const leased = leases.spend(organizationId, clientId, window, cost);
-      if (!leased) return chargeInStore(ctx, cost, now, window);
+      if (!leased) return chargeInStore(ctx, caller, cost, now, window);
       if (leased.low) renew(organizationId, clientId, window);
       setStandingHeaders(ctx.headers, leased.budget, leased.used, now);
-      ctx.charge = { window, cost, leased: true };
-      ctx.reportsVersion = leased.reportsVersion;
+      ctx.charged = { principal: caller.principal, charge: { window, cost, leased: true } };
       ctx.log.cost = cost;
-    },
-
-    chargeLeased({ organizationId, clientId }, cost, answerable) {
-      const now = clock();
-      const window = windowStart(now);
-      const version = leases.covers(organizationId, clientId, window, cost);
-      if (version === undefined || !answerable(version)) return undefined;
-      const leased = leases.spend(organizationId, clientId, window, cost)!;
-      if (leased.low) renew(organizationId, clientId, window);
-      return { budget: leased.budget, used: leased.used, now };
-    },
-
-    leasedRefund({ organizationId, clientId }, cost) {
-      const now = clock();
-      const standing = leases.standing(organizationId, clientId, windowStart(now), cost);
-      return standing && { ...standing, now };
+      return { ...caller, reportsVersion: leased.reportsVersion };
     },
 
     async refund(ctx) {
-      const charge = ctx.charge;
-      if (!charge) return;
-      ctx.charge = undefined;
-      const { organizationId, clientId } = ctx.principal!;
+      const charged = ctx.charged;
+      if (!charged) return;
+      ctx.charged = undefined;
+      const { charge } = charged;
+      const { organizationId, clientId } = charged.principal;
       const back = charge.leased ? leases.giveBack(organizationId, clientId, charge.window, charge.cost) : undefined;
       if (back) {
         ctx.log.cost = 0;
@@ -179,4 +126,37 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       await leases.close();
     },
   };
+}
+
+/** What the store's answer to a charge means for the request: charged, or refused with its problem. */
+function chargedBy(
+  ctx: Context,
+  caller: Caller,
+  row: Standing,
+  { window, cost, now }: { window: number; cost: number; now: number },
+): Charged {
+  if (row.outcome === 'no-api') throw planFeatureRequired(caller.plan.name);
+  if (row.outcome === 'locked') throw subscriptionLocked();
+  setStandingHeaders(ctx.headers, row.budget, row.used, now);
+  switch (row.outcome) {
+    case 'ok':
+      ctx.charged = { principal: caller.principal, charge: { window, cost } };
+      ctx.log.cost = cost;
+      return { ...caller, reportsVersion: row.reportsVersion };
+    case 'spent':
+      throw new ApiError('rate-limit-exceeded', `The subscription's hourly budget of ${row.budget} is spent.`, {
+        retryAfterSeconds: secondsToReset(now),
+      });
+    case 'fair-share':
+      throw new ApiError(
+        'rate-limit-exceeded',
+        `This client has used its fair share, half of the hourly budget of ${row.budget}, ` +
+          'while other clients still have room.',
+        { retryAfterSeconds: secondsToReset(now) },
+      );
+    case 'revoked':
+      throw invalidToken();
+    default:
+      throw billingUnavailable();
+  }
 }

@@ -30,6 +30,30 @@ type Lease = {
 /** One subscription's window in this process: its leases by client, and what it has spent as far as we know. */
 type Book = { budget: number; spent: number; leases: Map<string, Lease> };
 
+/** The units a book's leases hold unspent. */
+function unspent(book: Book | undefined): number {
+  let units = 0;
+  for (const lease of book?.leases.values() ?? []) units += lease.units;
+  return units;
+}
+
+/** Adds a granted lease's units to the client's, which expire (ended, the rest refunded) LEASE_MS after the last. */
+function grant(book: Book, clientId: string, row: Standing, expire: (lease: Lease) => void): void {
+  let lease = book.leases.get(clientId);
+  if (!lease) {
+    lease = { units: 0, size: LEASE_UNITS, ranDry: false, reportsVersion: row.reportsVersion };
+    book.leases.set(clientId, lease);
+  }
+  if (lease.ranDry) lease.size = Math.min(lease.size * 2, MAX_LEASE_UNITS);
+  lease.ranDry = false;
+  lease.units += row.leased;
+  lease.reportsVersion = Math.max(lease.reportsVersion, row.reportsVersion);
+  clearTimeout(lease.timer);
+  const granted = lease;
+  granted.timer = setTimeout(() => expire(granted), LEASE_MS);
+  granted.timer.unref?.();
+}
+
 /**
  * Quota leases (migration 011). A client whose charges queue up takes a few units ahead with one of them; its next
  * requests spend those here, with no round trip, and a 304 puts its unit back. The units were charged in the store
@@ -45,12 +69,6 @@ export function leaseBooks(withSettings: WithSettings) {
     if (organizationId !== last.organizationId || window !== last.window)
       last = { organizationId, window, key: `${organizationId} ${window}` };
     return last.key;
-  };
-
-  const unspent = (book: Book | undefined) => {
-    let units = 0;
-    for (const lease of book?.leases.values() ?? []) units += lease.units;
-    return units;
   };
 
   /** Ends a lease: its unspent units go back to the store; one that cannot be written stays charged, never under. */
@@ -88,20 +106,7 @@ export function leaseBooks(withSettings: WithSettings) {
           const clientId = batch[i].clientId;
           let book = books.get(key);
           if (!book) books.set(key, (book = { budget: row.budget, spent: 0, leases: new Map() }));
-          let lease = book.leases.get(clientId);
-          if (!lease)
-            book.leases.set(
-              clientId,
-              (lease = { units: 0, size: LEASE_UNITS, ranDry: false, reportsVersion: row.reportsVersion }),
-            );
-          if (lease.ranDry) lease.size = Math.min(lease.size * 2, MAX_LEASE_UNITS);
-          lease.ranDry = false;
-          lease.units += row.leased;
-          lease.reportsVersion = Math.max(lease.reportsVersion, row.reportsVersion);
-          clearTimeout(lease.timer);
-          const granted = lease;
-          granted.timer = setTimeout(() => void end(organizationId, clientId, window, granted), LEASE_MS);
-          granted.timer.unref?.();
+          grant(book, clientId, row, (lease) => void end(organizationId, clientId, window, lease));
           held += row.leased;
         }
         row.used -= held;
@@ -127,19 +132,6 @@ export function leaseBooks(withSettings: WithSettings) {
       // Under half a lease left: time to ask for the next, so a busy client's requests need not wait for it.
       const low = lease.units < lease.size / 2;
       return { budget: book.budget, used: book.spent, reportsVersion: lease.reportsVersion, low };
-    },
-
-    /** The report version the client's lease was granted at, if it holds cost units; spends nothing. */
-    covers(organizationId: string, clientId: string, window: number, cost: number): number | undefined {
-      const lease = books.get(bookKey(organizationId, window))?.leases.get(clientId);
-      return lease && lease.units >= cost ? lease.reportsVersion : undefined;
-    },
-
-    /** The standing while the client's lease holds cost units, as a charge of cost refunded leaves it; spends nothing. */
-    standing(organizationId: string, clientId: string, window: number, cost: number) {
-      const book = books.get(bookKey(organizationId, window));
-      const lease = book?.leases.get(clientId);
-      return book && lease && lease.units >= cost ? { budget: book.budget, used: book.spent } : undefined;
     },
 
     /** The units the client's next lease asks for. */

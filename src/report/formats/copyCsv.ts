@@ -4,7 +4,8 @@
 // Rendering a CSV line in the query (as rendered.ts does for XLSX rows) doubles a large export's query time, and the
 // query is the export's slower side. Sent in binary, a row is its text's bytes, sixteen-byte uuids and eight-byte
 // doubles, and only the sums its metrics use: PostgreSQL formats nothing, and the server copies the text and writes
-// the ids and numbers here, byte by byte, without a string or an object a row. The records are byte for byte what csvRecord (csv.ts) writes from
+// the ids and numbers here, byte by byte, without a string or an object a row. The records are byte for byte what
+// csvRecord (csv.ts) writes from
 // the same row's cells (test/copyCsv.test.ts).
 import { UUID_KEYS } from '../dimensions.ts';
 import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan } from '../metrics.ts';

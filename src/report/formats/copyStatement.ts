@@ -21,7 +21,9 @@ const EXPORT_WORK_MEM = '64MB';
 const EXPORT_PLANNER = `select set_config('enable_memoize', 'off', true)`;
 
 /** The statements that set an export's work_mem and planner settings for its own transaction. */
-export const EXPORT_SETTINGS = `select set_config('work_mem', '${EXPORT_WORK_MEM}', true) where pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('${EXPORT_WORK_MEM}'); ${EXPORT_PLANNER}`;
+export const EXPORT_SETTINGS =
+  `select set_config('work_mem', '${EXPORT_WORK_MEM}', true) ` +
+  `where pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('${EXPORT_WORK_MEM}'); ${EXPORT_PLANNER}`;
 
 /**
  * The statements that send source's rows as CopyCsv reads them, in source's order: the export's settings for its own
@@ -38,7 +40,8 @@ export function copyCsvStatement(source: string, keys: readonly string[], metric
     // A custom metric's value (formula.ts, the same double as computed here), after the sums.
     ...metrics.filter((metric) => metric.formula).map((metric) => `(${metricSql(metric)})::float8`),
   ];
-  return `/* ${name}, as binary COPY */ ${EXPORT_SETTINGS}; copy (select ${columns.join(', ')} from (\n${source}\n) q) to stdout (format binary)`;
+  const select = `select ${columns.join(', ')} from (\n${source}\n) q`;
+  return `/* ${name}, as binary COPY */ ${EXPORT_SETTINGS}; copy (${select}) to stdout (format binary)`;
 }
 
 /** The sums the system metrics among metrics are computed from, in BASE_METRICS order (custom ones come computed). */

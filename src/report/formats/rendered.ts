@@ -3,7 +3,8 @@
 // A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
-// core. The text is byte for byte what sheetRow.ts and JSON.stringify write from cells (test/rendered.test.ts), so the file is the
+// core. The text is byte for byte what sheetRow.ts and JSON.stringify write from cells (test/rendered.test.ts), so the
+// file is the
 // same either way, custom metrics included (their formulas in SQL, metricSql), but for one spelling: an integer past
 // 2^53 halfway between two shortest spellings is written exactly, where JavaScript writes its shortest digits; both
 // read back as the same double. The data
@@ -71,11 +72,15 @@ export function renderedQuery(
       [
         ...keys.map(
           (key, i) =>
-            `case when d${i} is null or d${i} = '' then '' else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' || ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`,
+            `case when d${i} is null or d${i} = '' then '' ` +
+            `else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' ` +
+            `|| ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`,
         ),
         ...metrics.map(
           (_, i) =>
-            `case when m${i} is null then '' else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n"><v>' || js_number(m${i}) || '</v></c>' end`,
+            `case when m${i} is null then '' ` +
+            `else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n">` +
+            `<v>' || js_number(m${i}) || '</v></c>' end`,
         ),
       ].join(' || '),
     // One element of the data endpoint's rows (DataRow): JSON.stringify writes a number as String(number) does.
@@ -96,5 +101,6 @@ export function renderedQuery(
   }[format]();
   const line = format === 'xlsx' ? `'<row r="' || r || '">' || ${cells || `''`} || '</row>'` : cells;
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
-  return `/* ${name}, rendered as ${format} */ select ${line} as line from (select ${values.join(', ')} from (\n${source}\n) q offset 0) v`;
+  const rows = `select ${values.join(', ')} from (\n${source}\n) q offset 0`;
+  return `/* ${name}, rendered as ${format} */ select ${line} as line from (${rows}) v`;
 }

@@ -14,7 +14,7 @@ export type Change = {
 };
 
 /** The changes, with what each writes: the entry as the file wants it, and the stored one it replaces or deletes. */
-export type Plan = {
+export type ChangeSet = {
   changes: Change[];
   accounts: { want: Omit<StoredAccount, 'id' | 'timeZone'> & { timeZone: string | null } }[];
   metrics: { want: Omit<StoredMetric, 'id'> }[];
@@ -35,8 +35,11 @@ function validTimeZone(zone: string): boolean {
   }
 }
 
+const MARKS = { create: '+', update: '~', delete: '-' } as const;
+
 export const changeLine = (change: Change) =>
-  `${{ create: '+', update: '~', delete: '-' }[change.action]} ${change.type} ${JSON.stringify(change.name)}${change.fields ? `: ${change.fields.join(', ')}` : ''}`;
+  `${MARKS[change.action]} ${change.type} ${JSON.stringify(change.name)}` +
+  (change.fields ? `: ${change.fields.join(', ')}` : '');
 
 /** The first stored entry of each name: the one a file's entry of that name is. */
 function byName<T extends { name: string }>(items: T[]): Map<string, T> {
@@ -51,7 +54,7 @@ function differing<T extends object>(want: T, have: T, fields: (keyof T & string
 }
 
 /** file.problems are those of the entries' shape: an entry that has them is null in file, and checked no further. */
-/** What every step of a plan shares: the file, the problems found so far, and the first index of each key. */
+/** What every step of finding the changes shares: the file, the problems found so far, the first index of each key. */
 type Check = {
   config: CheckedFile;
   problems: Problem[];
@@ -90,9 +93,9 @@ function check(file: { config: CheckedFile; problems: Problem[]; lineOf: (path: 
 }
 
 /** Ad accounts: created or renamed by key; their currency is that of the money already loaded for them. */
-function planAccounts(c: Check, stored: Stored): { accounts: Plan['accounts']; known: Set<string> } {
+function accountChanges(c: Check, stored: Stored): { accounts: ChangeSet['accounts']; known: Set<string> } {
   const storedAccounts = new Map(stored.adAccounts.map((a) => [`${a.platform}/${a.externalId}`, a]));
-  const accounts: Plan['accounts'] = [];
+  const accounts: ChangeSet['accounts'] = [];
   c.config.adAccounts.forEach((entry, i) => {
     if (entry.currency !== undefined) c.checkCurrency(['adAccounts', i, 'currency'], entry.currency);
     if (entry.timeZone !== undefined && !validTimeZone(entry.timeZone))
@@ -118,11 +121,11 @@ function planAccounts(c: Check, stored: Stored): { accounts: Plan['accounts']; k
  * Custom metrics: those the file names, and (without --prune) those it leaves as they are; every formula parses,
  * names known metrics and does not use itself. known: whether a metric name may be used (by a report).
  */
-function planMetrics(
+function metricChanges(
   c: Check,
   stored: Stored,
   prune: boolean,
-): { metrics: Plan['metrics']; known: (name: string) => boolean } {
+): { metrics: ChangeSet['metrics']; known: (name: string) => boolean } {
   const { config } = c;
   const fileMetrics = new Map<string, string>();
   config.metrics.forEach((entry, i) => {
@@ -167,7 +170,7 @@ function planMetrics(
           : `${entry.name} refers to itself through ${loop.slice(1, -1).join(', ')}`,
       );
   });
-  const metrics: Plan['metrics'] = config.metrics
+  const metrics: ChangeSet['metrics'] = config.metrics
     .filter((entry, i) => !config.partial.has(entry) && c.first('metrics', entry.name, i))
     .map((entry) => entry as MetricEntry)
     .map((entry) => ({
@@ -177,9 +180,13 @@ function planMetrics(
 }
 
 /** Segments: members are campaigns loaded by import, named by their platform keys. */
-function planSegments(c: Check, stored: Stored, prune: boolean): { segments: Plan['segments']; known: Set<string> } {
+function segmentChanges(
+  c: Check,
+  stored: Stored,
+  prune: boolean,
+): { segments: ChangeSet['segments']; known: Set<string> } {
   const storedSegments = byName(stored.segments);
-  const segments: Plan['segments'] = [];
+  const segments: ChangeSet['segments'] = [];
   c.config.segments.forEach((entry, i) => {
     entry.campaigns?.forEach((key, j) => {
       if (!stored.campaigns.has(key))
@@ -205,13 +212,13 @@ function planSegments(c: Check, stored: Stored, prune: boolean): { segments: Pla
 }
 
 /** Reports: each names known ad accounts, segments (segment reports only) and metrics. */
-function planReports(
+function reportChanges(
   c: Check,
   stored: Stored,
   known: { accounts: Set<string>; segments: Set<string>; metric: (name: string) => boolean },
-): Plan['reports'] {
+): ChangeSet['reports'] {
   const storedReports = byName(stored.reports);
-  const reports: Plan['reports'] = [];
+  const reports: ChangeSet['reports'] = [];
   c.config.reports.forEach((entry, i) => {
     if (entry.name !== undefined && c.repeated('reports', i, entry.name, `report "${entry.name}"`)) return;
     if (entry.currency !== undefined) c.checkCurrency(['reports', i, 'currency'], entry.currency);
@@ -252,7 +259,10 @@ function planReports(
 }
 
 /** What applying the planned entries changes: each one created or updated, by the fields that differ. */
-function difference(stored: Stored, planned: Pick<Plan, 'accounts' | 'metrics' | 'segments' | 'reports'>): Change[] {
+function difference(
+  stored: Stored,
+  planned: Pick<ChangeSet, 'accounts' | 'metrics' | 'segments' | 'reports'>,
+): Change[] {
   const changes: Change[] = [];
   const note = <W extends object>(
     type: Change['type'],
@@ -307,7 +317,7 @@ function difference(stored: Stored, planned: Pick<Plan, 'accounts' | 'metrics' |
 }
 
 /** --prune: the stored reports, segments and custom metrics the file does not name. */
-function pruned(stored: Stored, planned: Pick<Plan, 'metrics' | 'segments' | 'reports'>): Plan['deletes'] {
+function pruned(stored: Stored, planned: Pick<ChangeSet, 'metrics' | 'segments' | 'reports'>): ChangeSet['deletes'] {
   const named = (list: { want: { name: string } }[]) => new Set(list.map((item) => item.want.name));
   const keep = { reports: named(planned.reports), segments: named(planned.segments), metrics: named(planned.metrics) };
   // A stored entry whose name the file gives to another (a duplicate name) goes as well.
@@ -322,21 +332,23 @@ function pruned(stored: Stored, planned: Pick<Plan, 'metrics' | 'segments' | 're
   };
 }
 
-/** The file checked against the organization as it stands, every problem with its place; or what applying it changes. */
-export function plan(
+/**
+ * The file checked against the organization as it stands, every problem with its place; or what applying it changes.
+ */
+export function changesOf(
   file: { config: CheckedFile; problems: Problem[]; lineOf: (path: Path) => number | undefined },
   stored: Stored,
   prune: boolean,
-): { problems: Problem[] } | Plan {
+): { problems: Problem[] } | ChangeSet {
   const c = check(file);
-  const { accounts, known: knownAccounts } = planAccounts(c, stored);
-  const { metrics, known: knownMetric } = planMetrics(c, stored, prune);
-  const { segments, known: knownSegments } = planSegments(c, stored, prune);
-  const reports = planReports(c, stored, { accounts: knownAccounts, segments: knownSegments, metric: knownMetric });
+  const { accounts, known: knownAccounts } = accountChanges(c, stored);
+  const { metrics, known: knownMetric } = metricChanges(c, stored, prune);
+  const { segments, known: knownSegments } = segmentChanges(c, stored, prune);
+  const reports = reportChanges(c, stored, { accounts: knownAccounts, segments: knownSegments, metric: knownMetric });
   if (c.problems.length) return { problems: c.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
 
   const changes = difference(stored, { accounts, metrics, segments, reports });
-  const deletes: Plan['deletes'] = prune
+  const deletes: ChangeSet['deletes'] = prune
     ? pruned(stored, { metrics, segments, reports })
     : { reports: [], segments: [], metrics: [] };
   for (const r of deletes.reports) changes.push({ action: 'delete', type: 'report', name: r.name });

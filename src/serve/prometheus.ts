@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What the app tells the metrics about each answer; every label value comes from a fixed set (routes, reasons). */
-export type AppMetrics = {
+export type AppCounters = {
   answered(route: string, status: number, seconds: number): void;
   refused(reason: string): void;
   rows(route: string, count: number): void;
@@ -15,7 +15,7 @@ export type AppMetrics = {
 };
 
 /** The registry and what feeds it. */
-export function createMetrics(): AppMetrics & { registry: Registry } {
+export function createCounters(): AppCounters & { registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'readout_' });
   const requests = new Counter({
@@ -91,7 +91,7 @@ export function createMetrics(): AppMetrics & { registry: Registry } {
 }
 
 /** GET /metrics on its own port; anything else is 404. */
-export async function serveMetrics(
+export async function servePrometheus(
   registry: Registry,
   port: number,
   host: string,

@@ -3,7 +3,7 @@
 // real server's own port (never the API's).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createMetrics } from '../src/serve/metrics.ts';
+import { createCounters } from '../src/serve/prometheus.ts';
 import { testApp } from './support/app.ts';
 import { bearer, cli, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
@@ -18,8 +18,8 @@ function sample(text: string, name: string, labels = ''): number | undefined {
 }
 
 it('counts what the app answered: routes by pattern and status, latency, refusals by reason, rows of an export', async () => {
-  const counts = createMetrics();
-  const t = await testApp({ metrics: counts, env: { TOKEN_TTL_S: '86400' } });
+  const counts = createCounters();
+  const t = await testApp({ counters: counts, env: { TOKEN_TTL_S: '86400' } });
   try {
     const { token, org } = await tenant(t);
     const { report } = await fixtureReport(t, org);
