@@ -4,7 +4,7 @@ import { tokenIssuers, tokenVerifier } from './auth/accessTokens.ts';
 import { authenticate, requireScope } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { Context } from './http/context.ts';
-import type { Admitted, Caller } from './http/caller.ts';
+import type { Admitted, Caller, Charged, Plan, Principal } from './http/caller.ts';
 import type { Sql } from './store/database.ts';
 import { requestLogger, type LogLine, type RequestLogger } from './http/requestLog.ts';
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
@@ -35,11 +35,12 @@ import type { ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
 import { readResumePoint } from './report/changes.ts';
 import { refuseUndeclared } from './http/declared.ts';
-import type { ReadSource } from './store/replicas.ts';
+import type { ReadSource, Reads } from './store/replicas.ts';
 import { heavyPool, standbyReads } from './store/readSources.ts';
 import { localSettings, sessionSettings, SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import type { AppCounters } from './serve/prometheus.ts';
-import { requestCycle } from './http/lifecycle.ts';
+import { requestCycle, type Cycle } from './http/lifecycle.ts';
+import { type Answer, toResponse } from './http/answer.ts';
 import { whenReady } from './http/whenReady.ts';
 
 export type { LogLine };
@@ -58,7 +59,10 @@ export type AppDeps = {
   counters?: AppCounters;
 };
 
-export type App = ((request: IncomingRequest) => Promise<Response>) & {
+/** The Fetch handler: at once when every step answered from memory (whenReady), else once the last one has. */
+export type App = ((request: IncomingRequest) => Response | Promise<Response>) & {
+  /** The same request's answer as the pipeline gives it, for an adapter that writes it itself (Node's). */
+  answer: Cycle;
   /** Every route as [method, path], for checking the router against spec/openapi.json. */
   routes: [string, string][];
   /**
@@ -71,7 +75,7 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
   close(): Promise<void>;
   /**
    * Reads what verifying a token needs (signing keys, issuers, revoked clients), so a process answers a sibling's token
-   * from its first request on (docs/decisions.md §9). What the store does not give now is read on demand as before.
+   * from its first request on (docs/decisions.md §9). What the store does not give now is read on demand.
    */
   warm(): Promise<void>;
   /** The answer to a request HTTP could not parse, for adapters whose parser refuses some (Node's). */
@@ -79,8 +83,8 @@ export type App = ((request: IncomingRequest) => Promise<Response>) & {
 };
 
 /** A route's answer: at once when every step answered from memory, else once the last one has. */
-type Answer = Response | Promise<Response>;
-type Handler<T> = (ctx: Context, value: T) => Answer;
+type Answering = Answer | Promise<Answer>;
+type Handler<T> = (ctx: Context, value: T) => Answering;
 
 export function createApp(deps: AppDeps): App {
   const { sql, config } = deps;
@@ -101,19 +105,7 @@ export function createApp(deps: AppDeps): App {
     withPrincipal: authenticate(tokenVerifier(keys, issuers), revoked, clock),
     withPlan: requirePlan(plans),
     charge: meter.charge,
-    // Choosing a standby asks the primary how far it has flushed: with the primary gone, reads go to it, and the charge
-    // (always the primary's) answers 503, as for any metered path, never a 500 (docs/decisions.md §4).
-    reads: (ctx) => {
-      const source = reads.source();
-      if (!(source instanceof Promise)) return source;
-      return source.then(
-        (standby) => {
-          if (standby !== primary) ctx.log.standby = standby.name;
-          return standby;
-        },
-        () => primary,
-      );
-    },
+    reads: readSource(reads, primary),
     resumePoint: readResumePoint(sql),
   });
   const { admitted, free, report, principal } = steps;
@@ -152,8 +144,15 @@ export function createApp(deps: AppDeps): App {
   const logRequest = countedLog(requestLogger(deps.log), deps.counters, router.routes);
   deps.counters?.pools(() => [{ pool: 'heavy', ...exclusive.stats() }, ...reads.pools()]);
   deps.counters?.standbys(() => reads.states());
+  const exact = exactRoutes(router.routes);
   const handle = requestCycle({
-    route: (ctx) => router.fetch(ctx),
+    // A path that is a route's whole pattern is that route's, without matching every pattern before it in turn.
+    route: (ctx) => {
+      const route = ctx.method === 'GET' ? exact.get(ctx.path) : undefined;
+      if (!route) return router.fetch(ctx);
+      ctx.route = ctx.path;
+      return route(ctx);
+    },
     refund: meter.refund,
     logRequest,
     clock,
@@ -164,7 +163,9 @@ export function createApp(deps: AppDeps): App {
   });
   const { direct, refuse } = directAnswers({ liveness, logRequest, clock, problemsUrl: config.problemsUrl });
 
-  return Object.assign(handle, {
+  const fetch = (request: IncomingRequest) => whenReady(handle(request), (answer) => toResponse(answer));
+  return Object.assign(fetch as App, {
+    answer: handle,
     refuse,
     routes: router.routes.map(([method, , , path]) => [method, path] as [string, string]),
     direct,
@@ -195,24 +196,44 @@ type StepDeps = {
  * can (whenReady), so a request that waits for nothing takes no promise.
  */
 function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: StepDeps) {
-  const admit = (ctx: Context, scope: Scope): Caller | Promise<Caller> =>
-    whenReady(withPrincipal(ctx), (principal) =>
-      whenReady(withPlan(principal), (plan) => {
-        requireUnlocked(plan);
-        requireScope(principal, scope);
-        return { principal, plan };
-      }),
-    );
+  // The cheap routes run these on every request: written out with instanceof rather than whenReady, a request that
+  // waits for nothing makes no closure either.
+  const planned = (principal: Principal, plan: Plan, scope: Scope): Caller => {
+    requireUnlocked(plan);
+    requireScope(principal, scope);
+    return { principal, plan };
+  };
+  const withCaller = (principal: Principal, scope: Scope): Caller | Promise<Caller> => {
+    const plan = withPlan(principal);
+    return plan instanceof Promise
+      ? plan.then((found) => planned(principal, found, scope))
+      : planned(principal, plan, scope);
+  };
+  const admit = (ctx: Context, scope: Scope): Caller | Promise<Caller> => {
+    const principal = withPrincipal(ctx);
+    return principal instanceof Promise
+      ? principal.then((found) => withCaller(found, scope))
+      : withCaller(principal, scope);
+  };
+  const answer = (ctx: Context, charged: Charged, handler: Handler<Admitted>): Answering => {
+    refuseUndeclared(ctx);
+    const source = reads(ctx);
+    if (source instanceof Promise) return source.then((found) => handler(ctx, { ...charged, reads: found }));
+    return handler(ctx, { ...charged, reads: source });
+  };
+  const chargeOne = (ctx: Context, caller: Caller, handler: Handler<Admitted>): Answering => {
+    const charged = charge(ctx, caller, 1);
+    if (charged instanceof Promise) return charged.then((found) => answer(ctx, found, handler));
+    return answer(ctx, charged, handler);
+  };
 
   return {
     /** Lists and definitions: admitted, charged 1, then read where the route's reads run. */
-    admitted: (scope: Scope, handler: Handler<Admitted>) => (ctx: Context) =>
-      whenReady(admit(ctx, scope), (caller) =>
-        whenReady(charge(ctx, caller, 1), (charged) => {
-          refuseUndeclared(ctx);
-          return whenReady(reads(ctx), (source) => handler(ctx, { ...charged, reads: source }));
-        }),
-      ) as Answer,
+    admitted: (scope: Scope, handler: Handler<Admitted>) => (ctx: Context) => {
+      const caller = admit(ctx, scope);
+      if (caller instanceof Promise) return caller.then((found) => chargeOne(ctx, found, handler));
+      return chargeOne(ctx, caller, handler);
+    },
 
     /**
      * Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
@@ -234,17 +255,17 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: 
               ),
             ),
           );
-        }) as Answer,
+        }) as Answering,
 
     /** /v1/me: authenticated, never metered. */
-    principal: (handler: (principal: Admitted['principal']) => Answer) => (ctx: Context) =>
+    principal: (handler: (principal: Admitted['principal']) => Answering) => (ctx: Context) =>
       whenReady(withPrincipal(ctx), (principal) => {
         refuseUndeclared(ctx);
         return handler(principal);
-      }) as Answer,
+      }) as Answering,
 
     /** Health, the OpenAPI document and its page: no caller, nothing metered. */
-    free: (handler: (ctx: Context) => Answer) => (ctx: Context) => {
+    free: (handler: (ctx: Context) => Answering) => (ctx: Context) => {
       refuseUndeclared(ctx);
       return handler(ctx);
     },
@@ -252,14 +273,44 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: 
 }
 
 /** The token endpoint answers in RFC 6749's form whatever happens, the deadline included (docs/decisions.md §13). */
-function tokenProblem(error: unknown, ctx: Context): Response | undefined {
+function tokenProblem(error: unknown, ctx: Context): Answer | undefined {
   if (ctx.path !== '/api/connect/token') return undefined;
   if (!(error instanceof ApiError))
     ctx.log.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return tokenFailure(error instanceof ApiError ? new TimedOut(error.type) : error);
 }
 
+/**
+ * Pipeline step: where the request reads, the primary or a usable standby (its log line names it). Choosing a standby
+ * asks the primary how far it has flushed: with the primary gone, reads go to it, and the charge (always the
+ * primary's) answers 503, as for any metered path, never a 500 (docs/decisions.md §4).
+ */
+function readSource(reads: Reads, primary: ReadSource) {
+  return (ctx: Context): ReadSource | Promise<ReadSource> => {
+    const source = reads.source();
+    if (!(source instanceof Promise)) return source;
+    return source.then(
+      (standby) => {
+        if (standby !== primary) ctx.log.standby = standby.name;
+        return standby;
+      },
+      () => primary,
+    );
+  };
+}
+
 type RouteTable = readonly (readonly unknown[])[];
+
+/** The GET routes whose pattern is a plain path (no parameter, no wildcard), by that path, each with its handler. */
+function exactRoutes(routes: RouteTable): Map<string, (ctx: Context) => Answering> {
+  const exact = new Map<string, (ctx: Context) => Answering>();
+  for (const [method, , handlers, pattern] of routes) {
+    const path = pattern as string;
+    if (method === 'GET' && !/[:*]/.test(path) && !exact.has(path))
+      exact.set(path, (handlers as ((ctx: Context) => Answering)[])[0]);
+  }
+  return exact;
+}
 
 /** The request log, counted per route pattern for the metrics when they are on. */
 function countedLog(log: RequestLogger, counts: AppCounters | undefined, routes: RouteTable): RequestLogger {

@@ -11,7 +11,7 @@ import { readTls } from './serve/tls.ts';
 import { createCounters, servePrometheus } from './serve/prometheus.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
 import { migrate } from './store/migrate.ts';
-import type { Serve } from './serve/types.ts';
+import type { IncomingRequest, Serve } from './serve/types.ts';
 import { seedDemo, type DemoCredentials } from './cli/demo.ts';
 import { bundled } from './bundled.ts';
 import type { Sql } from './store/database.ts';
@@ -161,13 +161,19 @@ let appReady: (app: App) => void = () => {};
 const built = new Promise<App>((resolve) => (appReady = resolve));
 const server = await step(
   () =>
-    serve((request) => (app ? app(request) : built.then((ready) => ready(request))), {
-      port: config.port,
-      host: config.host,
-      direct: (method, url, header) => app?.direct(method, url, header),
-      refuse: (why, method, path) => app?.refuse(why, method, path),
-      tls,
-    }),
+    serve(
+      Object.assign((request: IncomingRequest) => (app ? app(request) : built.then((ready) => ready(request))), {
+        answer: (request: IncomingRequest) =>
+          app ? app.answer(request) : built.then((ready) => ready.answer(request)),
+      }),
+      {
+        port: config.port,
+        host: config.host,
+        direct: (method, url, header) => app?.direct(method, url, header),
+        refuse: (why, method, path) => app?.refuse(why, method, path),
+        tls,
+      },
+    ),
   (error) => listenProblem(error, config.host, config.port),
 ).catch(async (error) => {
   await database.close();

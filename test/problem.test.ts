@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { ApiError, PROBLEM_TYPES, problemResponse } from '../src/http/problem.ts';
+import { toResponse } from '../src/http/answer.ts';
 import type { Sql } from '../src/store/database.ts';
 
 const context = { problemsUrl: 'https://p.example/problems', instance: '/v1/x', traceId: 'a'.repeat(32) };
@@ -26,7 +27,9 @@ test('the problem type set is closed at the thirteen of docs/decisions.md §8', 
 });
 
 test('a problem document has every member of docs/decisions.md §8 and the problem+json type', async () => {
-  const res = problemResponse(new ApiError('rate-limit-exceeded', 'spent', { retryAfterSeconds: 42 }), context);
+  const res = toResponse(
+    problemResponse(new ApiError('rate-limit-exceeded', 'spent', { retryAfterSeconds: 42 }), context),
+  );
   assert.is(res.status, 429);
   assert.is(res.headers.get('content-type'), 'application/problem+json');
   assert.is(res.headers.get('retry-after'), '42');
@@ -42,7 +45,8 @@ test('a problem document has every member of docs/decisions.md §8 and the probl
 });
 
 test('internal-error never carries the detail it was given', async () => {
-  const body = await problemResponse(new ApiError('internal-error', 'password=hunter2 at db.ts:12'), context).json();
+  const problem = problemResponse(new ApiError('internal-error', 'password=hunter2 at db.ts:12'), context);
+  const body = await toResponse(problem).json();
   assert.is(body.status, 500);
   assert.not.match(body.detail, /hunter2/);
 });

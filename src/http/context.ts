@@ -16,6 +16,23 @@ export type Charge = { window: number; cost: number; leased?: boolean };
  */
 const PLAIN = /^https?:\/\/[^/?#\\]*(\/(?:[\w~-]+(?:\/[\w~-]+)*\/?)?)(?:\?[^#]*)?$/;
 
+/** A query string's parameters: a name given more than once collects its values, as itty-router reads them. */
+export type Query = Record<string, string | string[] | undefined>;
+
+const NO_QUERY: Query = Object.freeze(Object.create(null));
+
+/** The parameters of url's query string, decoded as URLSearchParams decodes them. */
+export function queryOf(url: string): Query {
+  const at = url.indexOf('?');
+  if (at < 0 || at === url.length - 1) return NO_QUERY;
+  const query: Query = Object.create(null);
+  for (const [name, value] of new URLSearchParams(url.slice(at + 1, url.indexOf('#', at) >>> 0))) {
+    const had = query[name];
+    query[name] = had ? ([] as string[]).concat(had, value) : value;
+  }
+  return query;
+}
+
 /** URL's pathname of url, parsed only when the path holds anything URL might rewrite. */
 export function pathOf(url: string): string {
   return PLAIN.exec(url)?.[1] ?? new URL(url).pathname;
@@ -37,7 +54,14 @@ export class Context {
   startedAt: number;
   /** Filled by itty-router. */
   params: Record<string, string> = {};
-  query: Record<string, string | string[] | undefined> = {};
+  /** The query string's parameters, read when first asked for (queryOf); itty-router sets them as it routes. */
+  get query(): Query {
+    return (this.parsedQuery ??= queryOf(this.url));
+  }
+  set query(query: Query) {
+    this.parsedQuery = query;
+  }
+  private parsedQuery: Query | undefined = undefined;
   /**
    * The matched route's pattern, set by itty-router; here from the start, so setting it does not reshape the object.
    */

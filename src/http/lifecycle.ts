@@ -1,5 +1,6 @@
 // One request from arrival to log line: its context, its deadline, the route's answer or its problem document, the
 // refund a 304 or a 5xx earns (docs/decisions.md §4), the headers every answer carries, HEAD, and the log line.
+import type { Answer } from './answer.ts';
 import { createContext, type Context } from './context.ts';
 import { requestTimeout } from './deadline.ts';
 import type { IncomingRequest } from './incoming.ts';
@@ -9,23 +10,26 @@ import { respond } from './respond.ts';
 import { traceFrom, type Trace } from './trace.ts';
 
 type CycleDeps = {
-  /** The route's answer; undefined if none answered. */
-  route: (ctx: Context) => Promise<Response | undefined>;
-  refund: (ctx: Context) => Promise<void>;
+  /** The route's answer, at once or later; undefined if none answered. */
+  route: (ctx: Context) => Answer | undefined | Promise<Answer | undefined>;
+  refund: (ctx: Context) => void | Promise<void>;
   logRequest: RequestLogger;
   clock: () => number;
   deadlineMs: number;
   problemsUrl: string;
   /** An answer of its own form for an error on a path that has one (the token endpoint's RFC 6749 errors). */
-  failure?: (error: unknown, ctx: Context) => Response | undefined;
+  failure?: (error: unknown, ctx: Context) => Answer | undefined;
   /** Report rows sent by a finished answer, for the metrics. */
   rowsSent?: (ctx: Context, rows: number) => void;
 };
 
-export function requestCycle(deps: CycleDeps): (request: IncomingRequest) => Promise<Response> {
+/** What a request comes to: at once when every step answered from memory, else once the last one has. */
+export type Cycle = (request: IncomingRequest) => Answer | Promise<Answer>;
+
+export function requestCycle(deps: CycleDeps): Cycle {
   const { clock } = deps;
 
-  function toProblem(error: unknown, ctx: Context): Response {
+  function toProblem(error: unknown, ctx: Context): Answer {
     const own = deps.failure?.(error, ctx);
     if (own) return own;
     let apiError: ApiError;
@@ -40,47 +44,90 @@ export function requestCycle(deps: CycleDeps): (request: IncomingRequest) => Pro
     return problemResponse(apiError, { problemsUrl: deps.problemsUrl, instance: ctx.path, traceId: ctx.trace.traceId });
   }
 
-  /** The route's answer or, at the deadline, request-timeout: one promise, not a race of two. */
-  function answer(ctx: Context, deadline: () => AbortController, timer: { id?: ReturnType<typeof setTimeout> }) {
-    return new Promise<Response | undefined>((resolve, reject) => {
-      timer.id = setTimeout(() => (deadline().abort(), reject(requestTimeout())), deps.deadlineMs);
-      deps.route(ctx).then(resolve, reject);
+  /**
+   * The route's answer. One that waits is raced with the request's deadline (request-timeout, its work aborted); one
+   * that answers from memory needs no deadline, and the request is over in the same turn.
+   */
+  function answered(ctx: Context, deadline: Deadline): Answer | undefined | Promise<Answer | undefined> {
+    const routed = deps.route(ctx);
+    if (!(routed instanceof Promise)) return routed;
+    return new Promise<Answer | undefined>((resolve, reject) => {
+      deadline.timer = setTimeout(
+        () => (deadline.controller().abort(), reject(requestTimeout())),
+        deps.deadlineMs - (clock() - ctx.startedAt),
+      );
+      routed.then(resolve, reject);
     });
   }
 
-  return async function handle(request: IncomingRequest): Promise<Response> {
-    const startedAt = clock();
-    let trace: Trace | undefined;
-    let ctx: Context | undefined;
-    let response: Response;
-    let controller: AbortController | undefined;
-    const deadline = () => (controller ??= new AbortController());
-    const timer: { id?: ReturnType<typeof setTimeout> } = {};
-    try {
-      trace = traceFrom(request.headers.get('traceparent'));
-      const routed = (ctx = createContext(request, trace, startedAt, () => deadline().signal));
-      onlyGetAndHead(routed);
-      response = (await answer(routed, deadline, timer)) ?? toProblem(new Error('no route answered'), routed);
-    } catch (error) {
-      trace ??= traceFrom(null);
-      ctx ??= fallbackContext(request, trace, startedAt);
-      // A streamed answer that failed before it was returned has nothing left to stream.
-      ctx.streaming = false;
-      response = toProblem(error, ctx);
-    }
+  /** The answer's refund, headers and log line, once it is known. */
+  function conclude(ctx: Context, answer: Answer, deadline: Deadline): Answer | Promise<Answer> {
     const done = ctx;
     if (deps.rowsSent) done.onDone(() => done.rowsSent > 0 && deps.rowsSent!(done, done.rowsSent));
     // A streamed body keeps the deadline until it ends (streamed.ts); any other answer is over now.
-    if (ctx.streaming) ctx.onDone(() => clearTimeout(timer.id));
-    else clearTimeout(timer.id);
+    if (ctx.streaming) ctx.onDone(() => clearTimeout(deadline.timer));
+    else clearTimeout(deadline.timer);
     // docs/decisions.md §4: a 304 refunds its charge, and so does every 5xx (the service's failure); docs/decisions.md
     // §13: so does a 429 past the per-client limit of heavy requests. The answer's RateLimit shows what is left.
-    if (response.status === 304 || response.status >= 500 || ctx.refundCharge) await deps.refund(ctx);
-    response = finish(response, ctx, ctx.requestMethod === 'HEAD');
+    const refunded = answer.status === 304 || answer.status >= 500 || ctx.refundCharge ? deps.refund(ctx) : undefined;
+    return refunded instanceof Promise ? refunded.then(() => logged(ctx, answer)) : logged(ctx, answer);
+  }
+
+  /** The answer with the headers every answer carries, the request over and logged. */
+  function logged(ctx: Context, answer: Answer): Answer {
+    const response = finish(answer, ctx, ctx.requestMethod === 'HEAD');
     if (!ctx.streaming) ctx.done();
-    deps.logRequest(ctx.requestMethod, ctx.path, response.status, startedAt, clock() - startedAt, ctx.trace, ctx.log);
+    const ms = clock() - ctx.startedAt;
+    deps.logRequest(ctx.requestMethod, ctx.path, response.status, ctx.startedAt, ms, ctx.trace, ctx.log);
     return response;
+  }
+
+  /** A request that failed before its route answered: the problem document, on whatever context there is. */
+  function failed(request: IncomingRequest, ctx: Context | undefined, startedAt: number): Context {
+    const failedCtx = ctx ?? fallbackContext(request, traceFrom(null), startedAt);
+    // A streamed answer that failed before it was returned has nothing left to stream.
+    failedCtx.streaming = false;
+    return failedCtx;
+  }
+
+  return function handle(request: IncomingRequest): Answer | Promise<Answer> {
+    const startedAt = clock();
+    let ctx: Context | undefined;
+    const deadline = new Deadline();
+    let answer: Answer | undefined | Promise<Answer | undefined>;
+    try {
+      const trace = traceFrom(request.headers.get('traceparent'));
+      ctx = createContext(request, trace, startedAt, () => deadline.controller().signal);
+      onlyGetAndHead(ctx);
+      answer = answered(ctx, deadline);
+    } catch (error) {
+      const at = failed(request, ctx, startedAt);
+      return conclude(at, toProblem(error, at), deadline);
+    }
+    const routed = ctx;
+    if (!(answer instanceof Promise)) {
+      return conclude(routed, answer ?? toProblem(new Error('no route answered'), routed), deadline);
+    }
+    return answer.then(
+      (response) => conclude(routed, response ?? toProblem(new Error('no route answered'), routed), deadline),
+      (error) => {
+        const at = failed(request, routed, startedAt);
+        return conclude(at, toProblem(error, at), deadline);
+      },
+    );
   };
+}
+
+/**
+ * A request's deadline: its controller, made when first asked for, and the timer that aborts it. A class: an object
+ * literal's arrow function is given its name by a call per request under tsx (esbuild's keepNames).
+ */
+class Deadline {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private abort: AbortController | undefined = undefined;
+  controller(): AbortController {
+    return (this.abort ??= new AbortController());
+  }
 }
 
 /**
@@ -122,11 +169,18 @@ function fallbackContext(request: IncomingRequest, trace: Trace, startedAt: numb
 }
 
 /** Adds the per-request headers; HEAD keeps the headers and drops the body. */
-function finish(response: Response, ctx: Context, head: boolean): Response {
+function finish(response: Answer, ctx: Context, head: boolean): Answer {
   const headers = response.headers;
   headers.set('traceparent', ctx.trace.traceparent);
   for (const name in ctx.headers) headers.set(name, ctx.headers[name]);
   if (!head) return response;
-  response.body?.cancel().catch(() => {});
+  const body = response.body;
+  if (body instanceof ReadableStream) body.cancel().catch(() => {});
+  // RFC 9110 §9.3.2: HEAD's headers are GET's, the length of the body it leaves out included.
+  else if (body !== null && !headers.has('content-length'))
+    headers.set(
+      'content-length',
+      String(typeof body === 'string' ? new TextEncoder().encode(body).length : body.length),
+    );
   return respond(null, { status: response.status, headers });
 }

@@ -1,4 +1,5 @@
 // Errors as data: the thirteen problem types of docs/decisions.md §8, and their RFC 9457 rendering.
+import type { Answer } from './answer.ts';
 import type { DirectAnswer } from './incoming.ts';
 import { respond } from './respond.ts';
 
@@ -44,7 +45,7 @@ export class ApiError extends Error {
 export type ProblemContext = { problemsUrl: string; instance: string; traceId: string };
 
 /** RFC 9457 §3.1: a problem document with the members the OpenAPI document's Problem schema lists. */
-export function problemResponse(error: ApiError, context: ProblemContext): Response {
+export function problemResponse(error: ApiError, context: ProblemContext): Answer {
   const { status, headers, body } = problemDocument(error, context);
   return respond(body, { status, headers });
 }

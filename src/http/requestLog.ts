@@ -31,8 +31,8 @@ export function requestLine(
 }
 
 /**
- * requestLine as the JSON text JSON.stringify would give, written out by hand: stringifying the object was most of
- * what a log line cost a cheap request. Only the strings that come from outside go through JSON.stringify.
+ * requestLine as the JSON text JSON.stringify would give, written out by hand, which costs a cheap request less than
+ * stringifying an object. Only the strings that come from outside go through JSON.stringify.
  */
 export function requestLineText(
   method: string,

@@ -1,5 +1,6 @@
 // A response whose body is a stream (an export, a large data answer): what it holds is given back when the body
 // ends, is cancelled or fails, and at the deadline the download is cut wherever it stands (docs/decisions.md §6, §7).
+import type { Answer, AnswerInit } from './answer.ts';
 import type { Context } from './context.ts';
 import { requestTimeout } from './deadline.ts';
 import { respond } from './respond.ts';
@@ -8,7 +9,7 @@ import { respond } from './respond.ts';
  * The deadline covers the whole download: when it passes, the body fails and the connection is cut (an incomplete
  * transfer, never a short file passed off as whole), even if the client stopped reading and nothing pulls the body.
  */
-export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array>, init: ResponseInit): Response {
+export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array>, init: AnswerInit): Answer {
   ctx.streaming = true;
   const reader = source.getReader();
   let over = false;

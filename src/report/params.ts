@@ -19,8 +19,7 @@ export const LAST_DAY = '2100-12-31';
 export function dateProblem(name: string, value: string): string | undefined {
   const parts = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!parts) return `${name} must be a date as YYYY-MM-DD`;
-  // Checked by arithmetic: every data request and 304 checks two dates, and a Date made and printed for each was a
-  // tenth of a 304's work.
+  // Checked by arithmetic: every data request and 304 checks two dates, and a Date made and printed for each costs.
   const [year, month, day] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return `${name} is not a calendar date`;
   if (value < FIRST_DAY || value > LAST_DAY) return `${name} must be from ${FIRST_DAY} to ${LAST_DAY}`;

@@ -51,8 +51,8 @@ function weakEtag(parts: unknown): string {
 }
 
 /**
- * An organization's metric catalogue, kept by what its custom metrics say: parsing every custom formula again for each
- * read of a report was a third of a 304's own work. A few hundred sets at most, the oldest dropped first.
+ * An organization's metric catalogue, kept by what its custom metrics say, so a read of a report does not parse every
+ * custom formula again. A few hundred sets at most, the oldest dropped first.
  */
 const catalogues = new Map<string, Map<string, MetricPlan>>();
 const KEPT_CATALOGUES = 256;
@@ -104,7 +104,7 @@ export function dataCost(ctx: Context, { params, scope }: ReportRequest): number
 
 /**
  * What a report as read answers to a query, kept with that read: the requests that share a read (report/scope.ts)
- * mostly ask the same (a dashboard's refresh), and working it out, its ETag's hash included, was most of a 304's own
+ * mostly ask the same (a dashboard's refresh), and working it out, its ETag's hash included, is most of a 304's own
  * work. Keyed by everything it depends on besides the report: the format, the plan's metric set and the query.
  */
 const described = new WeakMap<ReportScope, Map<string, Omit<PreparedData, 'resume'>>>();

@@ -1,4 +1,5 @@
 // GET /v1/organizations/{id}/ad-accounts: cut by the ad-account allow-list, optionally by platform.
+import type { Answer } from '../http/answer.ts';
 import * as v from 'valibot';
 import type { Context } from '../http/context.ts';
 import type { Admitted } from '../http/caller.ts';
@@ -13,7 +14,7 @@ const AdAccountsQuery = {
 };
 
 export function adAccounts() {
-  return function listAdAccounts(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
+  return function listAdAccounts(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
     const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
     const org = ownOrganization(ctx, principal);
     return listPage(reads.sql, 'list-ad-accounts', paging, [org, ...allowList(principal.adAccounts), platform ?? null]);

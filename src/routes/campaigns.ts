@@ -1,4 +1,5 @@
 // GET /v1/organizations/{id}/campaigns: cut by the ad-account allow-list; filters adAccountId and name.
+import type { Answer } from '../http/answer.ts';
 import * as v from 'valibot';
 import type { Context } from '../http/context.ts';
 import type { Admitted } from '../http/caller.ts';
@@ -13,7 +14,7 @@ const CampaignsQuery = {
 };
 
 export function campaigns() {
-  return function listCampaigns(ctx: Context, { principal, reads }: Admitted): Promise<Response> {
+  return function listCampaigns(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
     const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
     const org = ownOrganization(ctx, principal);
     return listPage(reads.sql, 'list-campaigns', paging, [

@@ -1,4 +1,5 @@
 // GET /v1/health: liveness, and whether the database answers (docs/decisions.md §8).
+import type { Answer } from '../http/answer.ts';
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { JSON_TYPE, respond } from '../http/respond.ts';
@@ -25,7 +26,7 @@ export function health(sql: Sql, clock: () => number = () => performance.now()) 
         checkedAt = clock();
         checking = undefined;
       }));
-  async function getHealth(): Promise<Response> {
+  async function getHealth(): Promise<Answer> {
     if (clock() - checkedAt >= RECHECK_AFTER_MS) await check();
     const { status, body, headers } = up ? UP : DOWN;
     return respond(body, { status, headers: { ...headers } });

@@ -1,5 +1,6 @@
 // GET /v1/me: the caller's identity, scopes, plan, quota and allow-list sizes (docs/decisions.md §4, §9); never
 // metered, always 200.
+import type { Answer } from '../http/answer.ts';
 import type { AllowList, Principal } from '../auth/accessTokens.ts';
 import type { Sql } from '../store/database.ts';
 import type { Plans } from '../billing/plans.ts';
@@ -16,7 +17,7 @@ const size = (list: AllowList) => (list === 'all' ? 'all' : list.length);
 export type MeDeps = { sql: Sql; clock: () => number; plans: Plans; quota: Quota };
 
 export function me({ sql, clock, plans, quota }: MeDeps) {
-  return async function getMe(principal: Principal): Promise<Response> {
+  return async function getMe(principal: Principal): Promise<Answer> {
     const now = clock();
     const resetAt = new Date(now + secondsToReset(now) * 1000);
     resetAt.setUTCMinutes(0, 0, 0);

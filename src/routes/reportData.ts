@@ -1,4 +1,5 @@
 // GET /v1/reports/{id}/data: the report's numbers (docs/decisions.md §6).
+import type { Answer } from '../http/answer.ts';
 import type { Context } from '../http/context.ts';
 import { respond } from '../http/respond.ts';
 import type { HeavyLane } from '../report/lane.ts';
@@ -20,7 +21,7 @@ export function dataHeaders(data: PreparedData): Record<string, string> {
 }
 
 export function reportData(clock: () => number, lane: HeavyLane) {
-  return async function getReportData(ctx: Context, call: ReportCall): Promise<Response> {
+  return async function getReportData(ctx: Context, call: ReportCall): Promise<Answer> {
     const data = await prepareData(ctx, call, 'json');
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
     const lent = await lane.connection(ctx, call);

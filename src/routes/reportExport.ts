@@ -1,4 +1,5 @@
 // GET /v1/reports/{id}/export.csv and export.xlsx: the data endpoint's rows as files (docs/decisions.md §7).
+import type { Answer } from '../http/answer.ts';
 import type { Context } from '../http/context.ts';
 import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
@@ -37,7 +38,7 @@ function fileName(data: PreparedData, range: { from: string; to: string }, ext: 
 export const exportCost = (ctx: Context, report: ReportRequest) => 2 * dataCost(ctx, report);
 
 export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
-  return async function getReportExport(ctx: Context, call: ReportCall): Promise<Response> {
+  return async function getReportExport(ctx: Context, call: ReportCall): Promise<Answer> {
     const data = await prepareData(ctx, call, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
     const names = await query(call.reads.sql, 'list-metric-display-names', [call.principal.organizationId]);

@@ -1,4 +1,5 @@
 // GET /v1/reports (what this client may read; organizationId filter) and /v1/reports/{id} (one definition).
+import type { Answer } from '../http/answer.ts';
 import * as v from 'valibot';
 import type { Context } from '../http/context.ts';
 import { envelope, listPage, pagingEntries, type ListRow } from '../http/paging.ts';
@@ -20,7 +21,7 @@ const NOWHERE = '00000000-0000-0000-0000-000000000000';
 export function reports() {
   const kept = reportCache();
   return {
-    async list(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Response> {
+    list(ctx: Context, { principal, reads, reportsVersion }: Admitted): Answer | Promise<Answer> {
       const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
       // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
@@ -40,12 +41,13 @@ export function reports() {
         ...allowList(principal.reports),
         ...allowList(principal.adAccounts),
       ];
-      const [row] = await queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params);
-      const text = JSON.stringify(envelope(paging, row));
-      kept.set(key, row.version, text);
-      return jsonText(text);
+      return queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params).then(([row]) => {
+        const text = JSON.stringify(envelope(paging, row));
+        kept.set(key, row.version, text);
+        return jsonText(text);
+      });
     },
-    async get(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Response> {
+    async get(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Answer> {
       const id = pathId(ctx, 'report');
       // The answer, a definition or a 404, is kept: a report that does not exist yet is news when the version moves.
       const key = `get ${principalKey(principal)} ${id}`;

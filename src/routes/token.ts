@@ -1,4 +1,5 @@
 // POST /api/connect/token: the OAuth 2.0 client credentials grant (RFC 6749 §4.4), errors per §5.2.
+import type { Answer } from '../http/answer.ts';
 import { issueAccessToken, type TokenGrant, type TokenIssuers } from '../auth/accessTokens.ts';
 import { BodyTooLarge, readBodyText } from '../http/body.ts';
 import type { Context } from '../http/context.ts';
@@ -43,7 +44,7 @@ function oauthError(
  * The token endpoint never answers a problem document (docs/decisions.md §13): whatever goes wrong is an RFC 6749 §5.2
  * object. A store that is down or slow is `temporarily_unavailable` (the error code RFC 6749 §4.1.2.1 defines), 503.
  */
-export function tokenFailure(error: unknown): Response {
+export function tokenFailure(error: unknown): Answer {
   if (error instanceof Error && !(error instanceof TimedOut) && !isUnavailable(error)) {
     return oauthError('server_error', 'The token could not be issued.', { status: 500 });
   }
@@ -81,12 +82,12 @@ export type TokenDeps = { sql: Sql; keys: SigningKeys; clock: () => number; issu
 
 /**
  * A step's refusal: the answer it gives instead of a value. A class of its own, as the answer's own class is the
- * runtime's (whatwg-node's Response on Node), which instanceof Response would not recognise.
+ * runtime's (whatwg-node's Answer on Node), which instanceof Answer would not recognise.
  */
 class Refused {
-  constructor(readonly response: Response) {}
+  constructor(readonly response: Answer) {}
 }
-const refuse = (response: Response) => new Refused(response);
+const refuse = (response: Answer) => new Refused(response);
 
 /** The form of a token request, or the refusal of a body that is not one (RFC 6749 §4.4.2, §3.2). */
 async function readForm(request: Context['request']): Promise<URLSearchParams | Refused> {
@@ -219,7 +220,7 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
   }
 
   // The request, then who the client is, then what it may have: each step answers a refusal of its own.
-  return async function postToken(ctx: Context): Promise<Response> {
+  return async function postToken(ctx: Context): Promise<Answer> {
     const form = await readForm(ctx.request);
     if (form instanceof Refused) return form.response;
     const given = credentials(ctx.request, form);

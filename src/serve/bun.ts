@@ -4,7 +4,12 @@ import { REQUEST_HEAD_LIMIT, refusingOversized } from './limits.ts';
 import type { Serve, Tls } from './types.ts';
 
 declare const Bun: {
-  serve(options: { port: number; hostname: string; tls?: Tls; fetch: (request: Request) => Promise<Response> }): {
+  serve(options: {
+    port: number;
+    hostname: string;
+    tls?: Tls;
+    fetch: (request: Request) => Response | Promise<Response>;
+  }): {
     url: URL;
     stop(closeActiveConnections?: boolean): Promise<void>;
   };

@@ -11,7 +11,7 @@ declare const Deno: {
       key?: string;
       onListen?: (addr: { hostname: string; port: number }) => void;
     },
-    handler: (request: Request) => Promise<Response>,
+    handler: (request: Request) => Response | Promise<Response>,
   ): { finished: Promise<void>; shutdown(): Promise<void> };
 };
 

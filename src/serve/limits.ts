@@ -20,14 +20,14 @@ export function oversized(request: Request): Malformed | undefined {
 }
 
 /** A Fetch handler that answers oversized requests as refuse says, and passes the rest to app. */
-export function refusingOversized(app: (request: Request) => Promise<Response>, refuse: Refuse | undefined) {
-  return (request: Request): Promise<Response> => {
+export function refusingOversized(app: (request: Request) => Response | Promise<Response>, refuse: Refuse | undefined) {
+  return (request: Request): Response | Promise<Response> => {
     const why = oversized(request);
     const answer: DirectAnswer | undefined = why && refuse?.(why, request.method, pathOf(request.url));
     if (!answer) return app(request);
     const headers = new Headers({ connection: 'close' });
     for (let i = 0; i < answer.headers.length; i += 2) headers.set(answer.headers[i], answer.headers[i + 1]);
-    return Promise.resolve(new Response(answer.body, { status: answer.status, headers }));
+    return new Response(answer.body, { status: answer.status, headers });
   };
 }
 

@@ -1,12 +1,12 @@
-// Node adapter: node:http. A request without a body is answered from a bare request object and written in one go;
-// the rest go through @whatwg-node/server. Responses are built with its fast Response class either way.
+// Node adapter: node:http. A request without a body is answered from a bare request object, and the pipeline's answer
+// (http/answer.ts) written in one go; the rest go through @whatwg-node/server, with its Response class.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate } from 'node:timers';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
-import { givenBody, useResponseClass } from '../http/respond.ts';
-import type { DirectAnswer, Handler, IncomingRequest, Malformed, Serve } from './types.ts';
+import { Answer, toResponse } from '../http/answer.ts';
+import type { DirectAnswer, IncomingRequest, Malformed, Serve } from './types.ts';
 
 /**
  * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
@@ -37,19 +37,27 @@ class RawHeaders {
 
 /**
  * A request without a body (GET, HEAD: every /v1 request) as the app reads it: no Fetch Request, no header object,
- * headers looked up in the raw list when asked. Against whatwg-node's own request, about a third less CPU a request.
+ * headers looked up in the raw list when asked (BENCHMARKS.md, "What makes it fast").
  * The origin is fixed: the app reads the path and query only, so a strange Host header cannot matter. A target in
  * absolute form (RFC 9112 §3.2.2: a server must accept it) keeps its own path and query.
  */
-function bodilessRequest(req: IncomingMessage, res: ServerResponse): IncomingRequest {
-  const target = req.url ?? '/';
-  return {
-    method: req.method!,
-    url: target.startsWith('/') || !URL.canParse(target) ? `http://localhost${target}` : target,
-    headers: new RawHeaders(req.rawHeaders),
-    body: null,
-    cut: () => res.destroy(),
-  };
+class BodilessRequest implements IncomingRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: RawHeaders;
+  readonly body = null;
+  private readonly res: ServerResponse;
+  constructor(req: IncomingMessage, res: ServerResponse) {
+    const target = req.url ?? '/';
+    this.method = req.method!;
+    this.url = target.startsWith('/') || !URL.canParse(target) ? `http://localhost${target}` : target;
+    this.headers = new RawHeaders(req.rawHeaders);
+    this.res = res;
+  }
+  /** Cuts the transfer: an answer that failed midway must not look whole (streamed.ts). */
+  cut(): void {
+    this.res.destroy();
+  }
 }
 
 /**
@@ -105,9 +113,8 @@ function flushWhole(): void {
 
 /**
  * A whole answer in one writeHead and one end, once the event loop has run what its poll phase read: the answers of
- * one turn go out together, and a client reading many connections wakes once for them rather than once each. The
- * wake-up was most of what a write cost a cheap answer, and a third of its time; uWebSockets (Bun's server) corks
- * its answers per turn the same way.
+ * one turn go out together, and a client reading many connections wakes once for them rather than once each, as
+ * uWebSockets (Bun's server) corks its answers per turn.
  */
 function writeWhole(res: ServerResponse, status: number, headers: string[], body: string | Uint8Array | undefined) {
   waiting.push({ res, status, headers, body });
@@ -118,21 +125,17 @@ function writeWhole(res: ServerResponse, status: number, headers: string[], body
 }
 
 /** A text or empty answer written whole (writeWhole); a stream through whatwg-node's writer. */
-function send(response: globalThis.Response, req: IncomingMessage, res: ServerResponse): void {
-  const body = givenBody(response) ?? { stream: response.body };
-  if (!('whole' in body) && body.stream) {
-    const streamed = new Response(guardStream(body.stream, res), {
-      status: response.status,
-      headers: response.headers,
-    });
-    void sendNodeResponse(streamed as unknown as globalThis.Response, res, req, false);
+function send(answer: Answer, req: IncomingMessage, res: ServerResponse): void {
+  const { body } = answer;
+  if (body instanceof ReadableStream) {
+    const streamed = toResponse(
+      new Answer(guardStream(body, res), answer),
+      Response as unknown as typeof globalThis.Response,
+    );
+    void sendNodeResponse(streamed, res, req, false);
     return;
   }
-  const headers: string[] = [];
-  response.headers.forEach((value, name) => {
-    headers.push(name, value);
-  });
-  writeWhole(res, response.status, headers, 'whole' in body ? (body.whole ?? undefined) : undefined);
+  writeWhole(res, answer.status, withLength(answer), body ?? undefined);
 }
 
 /** A direct answer's headers are a flat list of names and values: node:http takes it as is, with no object to walk. */
@@ -140,12 +143,25 @@ function writeAnswer(res: ServerResponse, answer: DirectAnswer): void {
   writeWhole(res, answer.status, answer.headers as string[], answer.body);
 }
 
-function answerBodiless(app: Handler, req: IncomingMessage, res: ServerResponse): void {
-  app(bodilessRequest(req, res)).then(
+function answerBodiless(answerOf: AnswerOf, req: IncomingMessage, res: ServerResponse): void {
+  let answer: Answer | Promise<Answer>;
+  try {
+    answer = answerOf(new BodilessRequest(req, res));
+  } catch {
+    return void failedHandler(res);
+  }
+  // An answer the pipeline gave at once is written in this turn (writeWhole), like every other of it.
+  if (!(answer instanceof Promise)) return void send(answer, req, res);
+  answer.then(
     (response) => send(response, req, res),
-    // The handler answers every error itself; this is for a failure of its own, which must not end the process.
-    () => (res.headersSent ? res.destroy() : res.writeHead(500, ['content-length', '0']).end()),
+    () => failedHandler(res),
   );
+}
+
+/** The handler answers every error itself; this is for a failure of its own, which must not end the process. */
+function failedHandler(res: ServerResponse): void {
+  if (res.headersSent) res.destroy();
+  else res.writeHead(500, ['content-length', '0']).end();
 }
 
 /** The method and path of a request line, as far as the bytes the parser refused hold one. */
@@ -175,7 +191,7 @@ const DRAIN_IDLE_MS = 500;
  * close does, the rest is read and dropped until the client stops sending, then the connection is closed; past
  * DRAIN_MS or DRAIN_BYTES it is cut.
  */
-function drainRefused(response: globalThis.Response, req: IncomingMessage, res: ServerResponse): void {
+function drainRefused(response: Answer, req: IncomingMessage, res: ServerResponse): void {
   if (req.complete || response.headers.get('connection') !== 'close') return;
   response.headers.delete('connection');
   res.once('finish', () => {
@@ -206,18 +222,20 @@ function drainRefused(response: globalThis.Response, req: IncomingMessage, res: 
 }
 
 export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
-  useResponseClass(Response as unknown as typeof globalThis.Response);
+  // The pipeline's own answers, written here; from a Fetch handler alone, each Response read back as one.
+  const answerOf: AnswerOf = app.answer ?? (async (request) => fromResponse(await app(request)));
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse }>(async (request, { req, res }) => {
-    const response = await app(request);
-    drainRefused(response, req, res);
-    return response;
+    const answer = await answerOf(request);
+    drainRefused(answer, req, res);
+    withLength(answer);
+    return toResponse(answer, Response as unknown as typeof globalThis.Response);
   });
   // A liveness probe answered here skips building a Request and a Response; every other request takes the pipeline.
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const answer = direct?.(req.method ?? '', req.url ?? '', (name) => rawHeader(req.rawHeaders, name));
     if (answer) return writeAnswer(res, answer);
-    return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(app, req, res) : adapter(req, res);
+    return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(answerOf, req, res) : adapter(req, res);
   };
   const server = tls ? createSecureServer({ cert: tls.cert, key: tls.key }, handle) : createServer(handle);
   // A handshake that fails (plain HTTP on the TLS port, a client refusing our certificate) is that client's affair.
@@ -262,4 +280,23 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
 /** A listening address as a URL's host: an IPv6 address in brackets (RFC 3986 §3.2.2). */
 export function hostOf(address: string, ipv6 = address.includes(':')): string {
   return ipv6 ? `[${address}]` : address;
+}
+
+type AnswerOf = (request: IncomingRequest) => Answer | Promise<Answer>;
+
+/** A Fetch Response as an answer this adapter writes: its body as a stream (or none), its headers as they are. */
+function fromResponse(response: globalThis.Response): Answer {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return new Answer(response.body, { status: response.status, headers });
+}
+
+/** The answer's headers, with a whole body's length so node:http need not chunk it (RFC 9112 §6.3). */
+function withLength(answer: Answer): string[] {
+  const { body, headers } = answer;
+  if (body === null || body instanceof ReadableStream || headers.has('content-length')) return headers.list;
+  headers.set('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+  return headers.list;
 }

@@ -3,8 +3,8 @@
 // nextTick builds every tick from an object literal with computed (symbol) keys. V8 caches how to add each of those
 // keys against the object's hidden class, held weakly; once a full collection finds no tick alive (a server idle
 // through a few of them: V8's memory reducer runs them), the class is collected, the next tick builds a new one, and
-// each of those caches turns megamorphic for good. Every later tick then adds its properties in V8's runtime: 8-12 %
-// of a cheap request's CPU on Node 20, for the life of the process. An object written as the same literal gets the
+// each of those caches turns megamorphic for good. Every later tick then adds its properties in V8's runtime, for the
+// life of the process (BENCHMARKS.md, "What makes it fast"). An object written as the same literal gets the
 // same classes (V8 shares them between literals of one form), and holding it keeps them, so the caches stay
 // monomorphic. Node's AsyncResource carries the tick's two symbols; where they are not found (Bun, Deno), or the
 // literal is of another form, nothing is kept.

@@ -1,4 +1,5 @@
 // What every runtime adapter offers the entry file.
+import type { Answer } from '../http/answer.ts';
 import type { DirectAnswer, IncomingRequest } from '../http/incoming.ts';
 
 export type { DirectAnswer, IncomingRequest };
@@ -9,7 +10,10 @@ export type Listening = {
   close(): Promise<void>;
 };
 
-export type Handler = (request: IncomingRequest) => Promise<Response>;
+/** The Fetch handler; answer, where given, the pipeline's own answer to the same request (http/answer.ts). */
+export type Handler = ((request: IncomingRequest) => Response | Promise<Response>) & {
+  answer?: (request: IncomingRequest) => Answer | Promise<Answer>;
+};
 
 /**
  * An answer written without the Fetch handler (GET /v1/health while its check is fresh), or undefined whenever the

@@ -34,7 +34,7 @@ export async function testApp(
     config,
     logs,
     clock,
-    fetch: (path, init) => app(new Request(BASE + path, init)),
+    fetch: async (path, init) => app(new Request(BASE + path, init)),
     app,
     close: async () => {
       await app.close();

@@ -37,7 +37,7 @@ export type Quota = {
   /** Charges the request: at once from a lease, or after the store's answer. */
   charge(ctx: Context, caller: Caller, cost: number): Charged | Promise<Charged>;
   /** Gives back the request's charge (a 304 costs nothing), updating its standing headers. */
-  refund(ctx: Context): Promise<void>;
+  refund(ctx: Context): void | Promise<void>;
   standing(organizationId: string): Promise<{ budget: number; used: number } | undefined>;
   /** Gives back every lease's unspent units: on shutdown, before the database closes. */
   close(): Promise<void>;
@@ -88,28 +88,30 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       return { ...caller, reportsVersion: leased.reportsVersion };
     },
 
-    async refund(ctx) {
+    refund(ctx) {
       const charged = ctx.charged;
       if (!charged) return;
       ctx.charged = undefined;
       const { charge } = charged;
       const { organizationId, clientId } = charged.principal;
+      // Into the client's lease while it lasts, at once; otherwise the store takes it back.
       const back = charge.leased ? leases.giveBack(organizationId, clientId, charge.window, charge.cost) : undefined;
       if (back) {
         ctx.log.cost = 0;
         setStandingHeaders(ctx.headers, back.budget, back.used, clock());
         return;
       }
-      try {
-        const [row] = await withSettings((sql) =>
-          query(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
-        );
-        ctx.log.cost = 0;
-        if (row)
+      return withSettings((sql) =>
+        query(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
+      ).then(
+        ([row]) => {
+          ctx.log.cost = 0;
+          if (!row) return;
           setStandingHeaders(ctx.headers, row.budget, leases.used(organizationId, charge.window, row.used), clock());
-      } catch {
+        },
         // A refund that cannot be written leaves the charge standing: the client was over-charged, never under.
-      }
+        () => {},
+      );
     },
 
     async standing(organizationId) {
