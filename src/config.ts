@@ -100,7 +100,7 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 /**
  * Heavy connections on PostgreSQL: two a core, up to 10, and one more than a client may hold. A report or an export
  * keeps a backend busy for its whole query; many more of them than the cores made every other backend, cheap requests'
- * included, wait its turn for a core, and finished no more work (BENCHMARKS.md, "Cheap requests beside heavy ones").
+ * included, wait its turn for a core, and finished no more work (BENCHMARKS.md, "What makes it fast").
  * A download its client stalls holds its connection, idle, until the deadline: one client's HEAVY_PER_CLIENT of them
  * must leave one for everybody else. The API's cores stand for the database's; HEAVY_CONNECTIONS says otherwise.
  */

@@ -1,6 +1,6 @@
 // A heavy answer gives the event loop back between its chunks (src/http/turn.ts, docs/decisions.md §13): chunks a
 // COPY or a cursor has already delivered would otherwise be written one after another in one turn, while other
-// requests' I/O waits. Timings are the bench's ("Cheap requests under heavy ones"); this checks the turns themselves.
+// requests' I/O waits. Timings are the bench's (BENCHMARKS.md, "fair use"); this checks the turns themselves.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';

@@ -1,5 +1,5 @@
 // How the code reads (CONTRIBUTING.md, "How the code reads"): short lines and functions, steps that pass values rather
-// than a bag on the context, and no other library's private fields.
+// than a bag on the context, no other library's private fields, and a BENCHMARKS.md that stays a reference.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -54,6 +54,11 @@ test("no module reads @whatwg-node/server's private fields", () => {
     reads.map(({ file }) => file),
     [],
   );
+});
+
+test('BENCHMARKS.md is a reference of at most 250 lines', () => {
+  const lines = readFileSync('BENCHMARKS.md', 'utf8').trimEnd().split('\n').length;
+  assert.ok(lines <= 250, `${lines} lines`);
 });
 
 test.run();

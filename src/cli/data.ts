@@ -182,7 +182,7 @@ function batchSink(tx: Queryable): Sink {
     // One array a staging column: the line number, the file's columns, the campaign's status.
     const columns = Array.from({ length: IMPORT_COLUMNS.length + 2 }, (_, c) => batch.map((row) => row[c]));
     batch = [];
-    await queryAs(tx, 'stage-import-rows', columns as never[]);
+    await queryAs(tx, 'stage-import-rows', columns);
   };
   return {
     async add(row) {

@@ -3,7 +3,7 @@
 // organization's lists are the API's own list queries, read whole with nothing cut by an allow-list, so the JSON
 // holds the objects the API answers with (spec/openapi.json).
 import type { Sql } from '../store/database.ts';
-import { query, queryAs } from '../store/queries.ts';
+import { query, queryAs, type QueryParam } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import type { ListRow } from '../http/paging.ts';
 import { readFlags, uuidFlag, type Parsed } from './args.ts';
@@ -20,13 +20,13 @@ export async function orgList(sql: Sql) {
 
 const PAGE = 1000;
 /** Every allow-list argument of the API's list queries, as a client allowed everything: `all`, no ids. */
-const EVERYTHING = [true, []];
+const EVERYTHING: QueryParam[] = [true, []];
 
 /** Every item of one of the API's list queries (page and page size first, then params), a page at a time. */
-async function allItems(sql: Sql, name: QueryName, params: unknown[]): Promise<Row[]> {
+async function allItems(sql: Sql, name: QueryName, params: QueryParam[]): Promise<Row[]> {
   const items: Row[] = [];
   for (let page = 1; ; page++) {
-    const [row] = await queryAs<ListRow>(sql, name, [page, PAGE, ...params] as never[]);
+    const [row] = await queryAs<ListRow>(sql, name, [page, PAGE, ...params]);
     items.push(...(row.items as Row[]));
     if (items.length >= row.total || row.items.length === 0) return items;
   }
@@ -37,7 +37,7 @@ async function organizationList(
   sql: Sql,
   { flags }: Parsed,
   name: QueryName,
-  params: unknown[],
+  params: QueryParam[],
   key: string,
   columns: string[],
   shown = (row: Row) => row,

@@ -5,7 +5,7 @@ import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
 import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
-import { query, queryAs, queryText, type Queryable } from '../store/queries.ts';
+import { query, queryAs, queryText, statement, type Queryable, type QueryParam } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { metricSql, tidySql, writeMetrics, type Sums } from './metrics.ts';
 import type { Interval } from './params.ts';
@@ -78,8 +78,8 @@ export function groupingFile(
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
 }
 
-function groupingParams(data: PreparedData, range: DayRange): never[] {
-  const params: unknown[] = [
+function groupingParams(data: PreparedData, range: DayRange): QueryParam[] {
+  const params: QueryParam[] = [
     data.accountIds,
     data.campaignIds,
     range.from,
@@ -90,7 +90,7 @@ function groupingParams(data: PreparedData, range: DayRange): never[] {
   if (data.params.interval) params.push(data.params.interval, data.params.changedSince ?? null);
   if (data.grouping === 'segment') params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
-  return params as never[];
+  return params;
 }
 
 /** The columns that order a sortable grouping's rows by name (its query's own order), for ties of a sort. */
@@ -130,7 +130,7 @@ export function groupingStatement(data: PreparedData, range: DayRange, oneCurren
 export function groupingQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
   const { file, text, params } = groupingStatement(data, range);
   const plain = data.params.sort === undefined && data.params.interval === undefined;
-  return plain ? queryAs<Row>(sql, file, params) : sql.unsafe<Row[]>(text, params, { prepare: false });
+  return plain ? queryAs<Row>(sql, file, params) : statement<Row>(sql, text, params);
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
@@ -185,9 +185,7 @@ export async function* batches<Row>(
 /** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
 export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, format: RenderedFormat) {
   const { file, text, params } = groupingStatement(data, range);
-  return sql
-    .unsafe<Uint8Array[][]>(renderedQuery(text, data.keys, data.metrics, format, file), params, { prepare: false })
-    .raw();
+  return statement<Uint8Array[][]>(sql, renderedQuery(text, data.keys, data.metrics, format, file), params).raw();
 }
 
 /** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */

@@ -77,15 +77,34 @@ export type ReportRequest = {
 /** A report data or export request past its charge: the caller, the report read, and an interval's resume point. */
 export type ReportCall = Admitted & { report: ReportRequest; resume: ResumePoint };
 
-/** Pipeline step: the query string parsed once, and the report read once, from where its data will be read. */
-export async function readReportRequest(ctx: Context, principal: Principal, sql: Sql): Promise<ReportRequest> {
-  let params: DataParams | ApiError;
+/**
+ * Parameters by query string: a dashboard asks the same few again and again, and checking them is a good part of a
+ * 304's work. Only what does not depend on the clock is kept (not changedSince, which must not be in the future), and
+ * never a refusal; a few hundred queries at most, the oldest dropped first.
+ */
+const paramsByQuery = new Map<string, DataParams>();
+const KEPT_QUERIES = 256;
+
+function dataParams(ctx: Context): DataParams | ApiError {
+  const query = ctx.url.indexOf('?') < 0 ? '' : ctx.url.slice(ctx.url.indexOf('?'));
+  const kept = paramsByQuery.get(query);
+  if (kept) return kept;
+  let params: DataParams;
   try {
     params = readDataParams(ctx);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    params = error;
+    return error;
   }
+  if (params.changedSince !== undefined) return params;
+  if (paramsByQuery.size >= KEPT_QUERIES) paramsByQuery.delete(paramsByQuery.keys().next().value!);
+  paramsByQuery.set(query, params);
+  return params;
+}
+
+/** Pipeline step: the query string parsed once, and the report read once, from where its data will be read. */
+export async function readReportRequest(ctx: Context, principal: Principal, sql: Sql): Promise<ReportRequest> {
+  const params = dataParams(ctx);
   let scope: ReportRequest['scope'];
   try {
     scope = await readScope(sql, ctx, principal);

@@ -9,7 +9,9 @@ const texts = queryTexts();
 export type { QueryName };
 /** A pool or a transaction: anything that runs a statement. */
 export type Queryable = Pick<Sql, 'unsafe'>;
-type Param = string | number | boolean | null | Date | string[] | number[];
+/** A bound parameter's value, as postgres.js sends it. */
+export type QueryParam = string | number | boolean | null | Date | string[] | number[] | (string | number | null)[];
+type Param = QueryParam;
 
 /**
  * Report data queries are planned for each call's own parameters. As prepared statements PostgreSQL switched them to
@@ -43,7 +45,15 @@ export function query<N extends QueryName>(sql: Queryable, name: N, params?: Que
  * columns are JSON PostgreSQL cannot describe.
  */
 export function queryAs<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
-  return sql.unsafe<Row[]>(queryText(name), params as never[], { prepare: !planEachCall(name) });
+  return statement<Row>(sql, queryText(name), params, !planEachCall(name));
+}
+
+/**
+ * A statement made of a query file's text and what composes around it (report/query.ts), with bound parameters,
+ * planned for each call. postgres.js types unsafe()'s parameters as its own serializable union: cast here, once.
+ */
+export function statement<Row extends object>(sql: Queryable, text: string, params: Param[], prepare = false) {
+  return sql.unsafe<Row[]>(text, params as never[], { prepare });
 }
 
 /** A parameter's text as PostgreSQL reads it: an array as an array literal of quoted elements. */
