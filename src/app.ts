@@ -11,8 +11,7 @@ import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError } from './http/problem.ts';
 import { quota } from './billing/quota/charging.ts';
-import { dataCost, readReportRequest, type ReportCall, type ReportRequest } from './report/request.ts';
-import { refuseImpossibleDates } from './report/params.ts';
+import { dataCost, readReportRequest, reportQuery, type ReportCall, type ReportRequest } from './report/request.ts';
 import { revocations } from './auth/revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
@@ -240,22 +239,21 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: 
      * (with the parameters) from where its data will be read. An answer with an interval reads its resume point
      * before that source is chosen (report/changes.ts).
      */
-    report:
-      (scope: Scope, cost: (ctx: Context, report: ReportRequest) => number, handler: Handler<ReportCall>) =>
-      (ctx: Context) =>
-        whenReady(admit(ctx, scope), (caller) => {
-          refuseImpossibleDates(ctx);
-          return whenReady(resumePoint(ctx), (resume) =>
-            whenReady(reads(ctx), (source) =>
-              readReportRequest(ctx, caller.principal, source.sql).then((report) =>
-                whenReady(charge(ctx, caller, cost(ctx, report)), (charged) => {
-                  refuseUndeclared(ctx);
-                  return handler(ctx, { ...charged, reads: source, report, resume });
-                }),
-              ),
+    report: (scope: Scope, cost: (report: ReportRequest) => number, handler: Handler<ReportCall>) => (ctx: Context) =>
+      whenReady(admit(ctx, scope), (caller) => {
+        const query = reportQuery(ctx);
+        if (query.impossibleDate) throw query.impossibleDate;
+        return whenReady(resumePoint(query), (resume) =>
+          whenReady(reads(ctx), (source) =>
+            readReportRequest(ctx, caller.principal, source.sql, query).then((report) =>
+              whenReady(charge(ctx, caller, cost(report)), (charged) => {
+                refuseUndeclared(ctx);
+                return handler(ctx, { ...charged, reads: source, report, resume });
+              }),
             ),
-          );
-        }) as Answering,
+          ),
+        );
+      }) as Answering,
 
     /** /v1/me: authenticated, never metered. */
     principal: (handler: (principal: Admitted['principal']) => Answering) => (ctx: Context) =>

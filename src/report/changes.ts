@@ -1,7 +1,8 @@
 // docs/decisions.md §6, changedSince: where a client that loads periods resumes. Each answer with an interval names the
 // instant to pass as the next changedSince (the Next-Changed-Since header), such that no fact write is missed, not even
 // one that commits while this answer is read (migration 021, facts-resume-point.sql).
-import type { Context } from '../http/context.ts';
+import { ApiError } from '../http/problem.ts';
+import type { ReportQuery } from './params.ts';
 import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 
@@ -16,8 +17,8 @@ export type ResumePoint = string | Error | undefined;
  * had flushed by then) comes after it. Without an interval there is none to read.
  */
 export function readResumePoint(primary: Sql) {
-  return function withResumePoint(ctx: Context): ResumePoint | Promise<ResumePoint> {
-    if (ctx.query.interval === undefined) return undefined;
+  return function withResumePoint({ params }: ReportQuery): ResumePoint | Promise<ResumePoint> {
+    if (params instanceof ApiError || params.interval === undefined) return undefined;
     return query(primary, 'facts-resume-point').then(
       ([row]) => row.resume,
       (error) => (error instanceof Error ? error : new Error(String(error))),

@@ -43,16 +43,17 @@ const isoDate = (name: string) =>
   );
 
 /**
- * docs/decisions.md §13: a date no report can hold is refused before the charge (the other parameters are checked after
+ * docs/decisions.md §13: a date no report can hold, refused before the charge (the other parameters are checked after
  * it). A repeated date is left to readDataParams, which refuses it.
  */
-export function refuseImpossibleDates(ctx: Context): void {
+function impossibleDate(query: Context['query']): ApiError | undefined {
   for (const name of ['dateFrom', 'dateTo'] as const) {
-    const value = ctx.query[name];
+    const value = query[name];
     if (typeof value !== 'string') continue;
     const problem = dateProblem(name, value);
-    if (problem) throw new ApiError('invalid-parameter', `${problem}, got "${value.slice(0, 40)}".`);
+    if (problem) return new ApiError('invalid-parameter', `${problem}, got "${value.slice(0, 40)}".`);
   }
+  return undefined;
 }
 
 /** docs/decisions.md §6: the periods rows can be split into. */
@@ -182,9 +183,31 @@ export function readDataParams(ctx: Pick<Context, 'query'>): DataParams {
   return params;
 }
 
-/** Lenient read of adAccountIds for the quota cost, which is worked out before parameters are checked. */
-export function adAccountIdsForCost(ctx: Context): string[] | undefined {
-  const raw = ctx.query.adAccountIds;
+/**
+ * A report data or export request's query, read once into what every step uses (docs/decisions.md §4's order): a
+ * date no report can hold, refused before the charge; the parameters, or their problem answered after it; and the
+ * ad accounts it asks about, which the charge counts either way (read leniently when the parameters are refused).
+ */
+export type ReportQuery = {
+  impossibleDate: ApiError | undefined;
+  params: DataParams | ApiError;
+  costAccounts: string[] | undefined;
+};
+
+export function readReportQuery(ctx: Pick<Context, 'query'>): ReportQuery {
+  let params: DataParams | ApiError;
+  try {
+    params = readDataParams(ctx);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    params = error;
+  }
+  const costAccounts = params instanceof ApiError ? leniently(ctx.query.adAccountIds) : params.adAccountIds;
+  return { impossibleDate: impossibleDate(ctx.query), params, costAccounts };
+}
+
+/** adAccountIds as given, for the cost of a request whose parameters are refused. */
+function leniently(raw: string | string[] | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
   return (Array.isArray(raw) ? raw : [raw]).flatMap((s) => s.split(',')).map((s) => s.trim().toLowerCase());
 }

@@ -9,7 +9,7 @@ import type { Sql } from '../store/database.ts';
 import { ApiError } from '../http/problem.ts';
 import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
-import { adAccountIdsForCost, readDataParams, type DataParams, type Grouping } from './params.ts';
+import { readReportQuery, type DataParams, type Grouping, type ReportQuery } from './params.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import type { ResumePoint } from './changes.ts';
 import { accountsInScope, readScope, type ReportScope } from './scope.ts';
@@ -72,53 +72,54 @@ export type ReportRequest = {
   params: DataParams | ApiError;
   /** undefined: no such report within reach; 'unread': the store did not answer (the charge will say so first). */
   scope: ReportScope | undefined | 'unread';
+  /** The ad accounts the request asks about, which its cost counts. */
+  costAccounts: string[] | undefined;
 };
 
 /** A report data or export request past its charge: the caller, the report read, and an interval's resume point. */
 export type ReportCall = Admitted & { report: ReportRequest; resume: ResumePoint };
 
 /**
- * Parameters by query string: a dashboard asks the same few again and again, and checking them is a good part of a
+ * Report queries by query string: a dashboard asks the same few again and again, and checking them is a good part of a
  * 304's work. Only what does not depend on the clock is kept (not changedSince, which must not be in the future), and
  * never a refusal; a few hundred queries at most, the oldest dropped first.
  */
-const paramsByQuery = new Map<string, DataParams>();
+const queries = new Map<string, ReportQuery>();
 const KEPT_QUERIES = 256;
 
-function dataParams(ctx: Context): DataParams | ApiError {
-  const query = ctx.url.indexOf('?') < 0 ? '' : ctx.url.slice(ctx.url.indexOf('?'));
-  const kept = paramsByQuery.get(query);
+/** Pipeline step: the request's query, read once (params.ts, readReportQuery). */
+export function reportQuery(ctx: Context): ReportQuery {
+  const text = ctx.url.indexOf('?') < 0 ? '' : ctx.url.slice(ctx.url.indexOf('?'));
+  const kept = queries.get(text);
   if (kept) return kept;
-  let params: DataParams;
-  try {
-    params = readDataParams(ctx);
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return error;
-  }
-  if (params.changedSince !== undefined) return params;
-  if (paramsByQuery.size >= KEPT_QUERIES) paramsByQuery.delete(paramsByQuery.keys().next().value!);
-  paramsByQuery.set(query, params);
-  return params;
+  const query = readReportQuery(ctx);
+  const { params, impossibleDate } = query;
+  if (params instanceof ApiError || impossibleDate || params.changedSince !== undefined) return query;
+  if (queries.size >= KEPT_QUERIES) queries.delete(queries.keys().next().value!);
+  queries.set(text, query);
+  return query;
 }
 
-/** Pipeline step: the query string parsed once, and the report read once, from where its data will be read. */
-export async function readReportRequest(ctx: Context, principal: Principal, sql: Sql): Promise<ReportRequest> {
-  const params = dataParams(ctx);
+/** Pipeline step: the report read once, from where its data will be read, with the request's query. */
+export async function readReportRequest(
+  ctx: Context,
+  principal: Principal,
+  sql: Sql,
+  { params, costAccounts }: ReportQuery,
+): Promise<ReportRequest> {
   let scope: ReportRequest['scope'];
   try {
     scope = await readScope(sql, ctx, principal);
   } catch {
     scope = 'unread';
   }
-  return { params, scope };
+  return { params, scope, costAccounts };
 }
 
 /** docs/decisions.md §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
-export function dataCost(ctx: Context, { params, scope }: ReportRequest): number {
+export function dataCost({ scope, costAccounts }: ReportRequest): number {
   if (scope === undefined || scope === 'unread') return 1;
-  const asked = params instanceof ApiError ? adAccountIdsForCost(ctx) : params.adAccountIds;
-  return Math.max(1, accountsInScope(scope, asked).length);
+  return Math.max(1, accountsInScope(scope, costAccounts).length);
 }
 
 /**

@@ -35,7 +35,7 @@ function fileName(data: PreparedData, range: { from: string; to: string }, ext: 
 }
 
 /** docs/decisions.md §4: an export costs twice its data. */
-export const exportCost = (ctx: Context, report: ReportRequest) => 2 * dataCost(ctx, report);
+export const exportCost = (report: ReportRequest) => 2 * dataCost(report);
 
 export function reportExport(clock: () => number, lane: HeavyLane, format: keyof typeof FORMATS) {
   return async function getReportExport(ctx: Context, call: ReportCall): Promise<Answer> {
