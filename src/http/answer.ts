@@ -8,10 +8,8 @@ export type AnswerBody = string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8
 export class AnswerHeaders {
   readonly list: string[] = [];
 
-  constructor(init?: Record<string, string> | Iterable<[string, string]>) {
-    if (!init) return;
-    if (Symbol.iterator in init) for (const [name, value] of init) this.set(name, value);
-    else for (const name in init) this.set(name, init[name]);
+  constructor(init?: Record<string, string>) {
+    for (const name in init) this.set(name, init[name]);
   }
 
   get(name: string): string | null {
@@ -69,12 +67,6 @@ export class Answer {
 export function toResponse(answer: Answer, ResponseClass: typeof Response = Response): Response {
   return new ResponseClass(answer.body, {
     status: answer.status,
-    headers: answer.headers.list.length ? pairs(answer) : undefined,
+    headers: answer.headers.list.length ? [...answer.headers] : undefined,
   });
-}
-
-function pairs(answer: Answer): [string, string][] {
-  const out: [string, string][] = [];
-  for (const pair of answer.headers) out.push(pair);
-  return out;
 }

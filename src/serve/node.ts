@@ -222,8 +222,8 @@ function drainRefused(response: Answer, req: IncomingMessage, res: ServerRespons
 }
 
 export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
-  // The pipeline's own answers, written here; from a Fetch handler alone, each Response read back as one.
-  const answerOf: AnswerOf = app.answer ?? (async (request) => fromResponse(await app(request)));
+  // The pipeline's own answers, written here.
+  const answerOf: AnswerOf = app.answer;
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
   const adapter = createServerAdapter<{ req: IncomingMessage; res: ServerResponse }>(async (request, { req, res }) => {
     const answer = await answerOf(request);
@@ -283,15 +283,6 @@ export function hostOf(address: string, ipv6 = address.includes(':')): string {
 }
 
 type AnswerOf = (request: IncomingRequest) => Answer | Promise<Answer>;
-
-/** A Fetch Response as an answer this adapter writes: its body as a stream (or none), its headers as they are. */
-function fromResponse(response: globalThis.Response): Answer {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return new Answer(response.body, { status: response.status, headers });
-}
 
 /** The answer's headers, with a whole body's length so node:http need not chunk it (RFC 9112 §6.3). */
 function withLength(answer: Answer): string[] {

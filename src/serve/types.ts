@@ -10,9 +10,9 @@ export type Listening = {
   close(): Promise<void>;
 };
 
-/** The Fetch handler; answer, where given, the pipeline's own answer to the same request (http/answer.ts). */
+/** The Fetch handler, and the pipeline's own answer to the same request (http/answer.ts) for Node to write. */
 export type Handler = ((request: IncomingRequest) => Response | Promise<Response>) & {
-  answer?: (request: IncomingRequest) => Answer | Promise<Answer>;
+  answer: (request: IncomingRequest) => Answer | Promise<Answer>;
 };
 
 /**
