@@ -12,6 +12,7 @@ import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type
 import { parseFormula } from '../src/report/formula.ts';
 import { inlined } from '../src/store/queries.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { shape } from './support/shape.ts';
 
 const it = suite<{ t: TestApp }>('CSV from binary COPY');
 it.before(async (ctx) => {
@@ -136,10 +137,10 @@ it('every record from a COPY, however its bytes are split, equals the record wri
           return csvRecord(cells, KEYS.length);
         });
         const source = SOURCE.replace('$1', `'${JSON.stringify(rows).replace(/'/g, "''")}'`);
-        const copy = new CopyCsv(KEYS, plans);
+        const copy = new CopyCsv(shape(KEYS, plans));
         let text = '';
         for await (const chunk of await t.db.sql
-          .unsafe(copyCsvStatement(source, DIMENSION_KEYS.creative, plans, 'test'))
+          .unsafe(copyCsvStatement(source, shape(KEYS, plans), 'test'))
           .readable()) {
           for (let p = 0; p < chunk.length; p += split)
             text += decoder.decode(copy.push(chunk.subarray(p, p + split)), { stream: true });
@@ -159,10 +160,10 @@ it('no dimensions: a record of the metrics only, and of nothing without metrics'
     [['spend', 'ctr'], '0.5,50\r\n'],
     [[], '\r\n'],
   ] as const) {
-    const copy = new CopyCsv([], plans([...names]));
+    const copy = new CopyCsv(shape([], plans([...names])));
     let text = '';
     for await (const chunk of await t.db.sql
-      .unsafe(copyCsvStatement(source, DIMENSION_KEYS.total, plans([...names]), 'test'))
+      .unsafe(copyCsvStatement(source, shape(DIMENSION_KEYS.total, plans([...names])), 'test'))
       .readable())
       text += decoder.decode(copy.push(chunk));
     assert.is(text, record);

@@ -15,6 +15,7 @@ const DOCUMENTS = [
   'docs/operations.md',
   'docs/commands.md',
   'docs/warehouse.md',
+  'docs/dashboards.md',
   'docs/decisions.md',
 ];
 

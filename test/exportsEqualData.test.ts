@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import type { Grouping } from '../src/report/params.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { csvRecords } from './support/csv.ts';
 import { bearer, createClient, getToken } from './support/fixtures.ts';
 import { fixtureReport, importCsv, HEADER } from './support/importFixture.ts';
 import { createOrg } from './support/fixtures.ts';
@@ -56,26 +57,6 @@ const METRICS = [
   'per_view',
 ];
 const DAYS = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-02-10'];
-
-/** RFC 4180 records of a CSV text. */
-function csvRecords(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
-    else if (c === '\r' && text[i + 1] === '\n') rows.push([...row, field]), (row = []), (field = ''), i++;
-    else field += c;
-  }
-  return rows;
-}
 
 /** A text cell as CSV guards it against formulas (OWASP): a leading ' before = + - @ tab CR. */
 const guarded = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);

@@ -51,6 +51,10 @@ const KNOWN = [
   'sort',
   'sortDesc',
   'nameFilter',
+  'filter',
+  'summary',
+  'compareFrom',
+  'compareTo',
 ];
 const BOUNDARY = [
   '',

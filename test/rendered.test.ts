@@ -17,6 +17,7 @@ import { renderedQuery, type RenderedFormat } from '../src/report/formats/render
 import type { Formula } from '../src/report/formula.ts';
 import { sheetRow } from '../src/report/formats/sheetRow.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { shape } from './support/shape.ts';
 
 const it = suite<{ t: TestApp }>('export rows rendered by PostgreSQL');
 it.before(async (ctx) => {
@@ -47,10 +48,9 @@ const sameDoubles = (lines: string[]) =>
  */
 async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
   const held = await t.db.sql.unsafe<Row[]>(SOURCE, [input as never]);
-  const rendered = await t.db.sql.unsafe<{ line: string }[]>(
-    renderedQuery(SOURCE, DIMENSION_KEYS.creative, metrics, 'xlsx'),
-    [input as never],
-  );
+  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, shape(KEYS, metrics), 'xlsx'), [
+    input as never,
+  ]);
   const fromCells = held.map((row, i) => {
     const cells: unknown[] = KEYS.map((key) => row[key]);
     writeMetrics(row, metrics, cells, KEYS.length);
@@ -190,10 +190,9 @@ it('json: every row as PostgreSQL renders it parses to the row the data endpoint
   await fc.assert(
     fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
       const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
-      const rendered = await t.db.sql.unsafe<{ line: string }[]>(
-        renderedQuery(SOURCE, DIMENSION_KEYS.creative, plans, 'json'),
-        [rows as never],
-      );
+      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, shape(KEYS, plans), 'json'), [
+        rows as never,
+      ]);
       const built = held.map((r) => ({
         dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])),
         metrics: rowMetrics(r, plans),
@@ -254,7 +253,7 @@ it('custom formulas where a double overflows or underflows to zero: the same val
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
   for (const format of ['xlsx', 'json'] as const) {
-    await t.db.sql.unsafe(renderedQuery(source, DIMENSION_KEYS.creative, [], format)).then(
+    await t.db.sql.unsafe(renderedQuery(source, shape(KEYS, []), format)).then(
       () => assert.unreachable('rendered'),
       (error) => assert.match(String(error.message), /uuid/),
     );
@@ -308,7 +307,8 @@ it('numbers at the edges of both notations: the same text, or past 1e15 the same
 });
 
 it('no dimensions and no metrics: an empty worksheet row', async ({ t }) => {
-  const text = (format: RenderedFormat) => renderedQuery('select 1 as impressions', DIMENSION_KEYS.total, [], format);
+  const text = (format: RenderedFormat) =>
+    renderedQuery('select 1 as impressions', shape(DIMENSION_KEYS.total, []), format);
   const lines = async (format: RenderedFormat) =>
     (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
   assert.equal(await lines('xlsx'), ['<row r="2"></row>']);

@@ -106,7 +106,14 @@ it('month, video and creative groupings', async (ctx) => {
     videos.body.rows.map((r: { dimensions: { creativeName: string } }) => r.dimensions.creativeName),
     ['Alpha video'],
   );
-  assert.equal(Object.keys(videos.body.rows[0].dimensions).sort(), ['campaignId', 'creativeId', 'creativeName']);
+  // docs/decisions.md §6: the creative's own id on its platform, the join key outside the service.
+  assert.equal(Object.keys(videos.body.rows[0].dimensions).sort(), [
+    'campaignId',
+    'creativeId',
+    'creativeName',
+    'externalId',
+  ]);
+  assert.type(videos.body.rows[0].dimensions.externalId, 'string');
   const creatives = await data(ctx, `${JAN}&groupBy=creative&metrics=impressions`);
   assert.is(creatives.body.rows.length, 3);
 });

@@ -8,7 +8,8 @@
 -- whole month, so report_facts' monthly rollup would add nothing.
 -- Grouped and summed as report-data-creative is, for the reasons given there.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
-select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+-- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
+select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions

@@ -3,7 +3,7 @@
 -- Parameters: as report-periods-creative ($7 is always 'day').
 -- Money that cannot be converted (no rate on or before its day) is null in its own row.
 select to_char(f.period, 'YYYY-MM-DD') as period,
-       f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+       f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", cr.external_id as "externalId",
        f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
        f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
 from report_creative_periods($1, $2, $3, $4, $5, $7, $8) f

@@ -5,8 +5,9 @@
 -- Grouped by the order's own keys, so one sort serves both, as in report-data-creative.sql.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
+-- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
 select to_char(f.period, case when $7 = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end) as period,
-       f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId",
+       f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions

@@ -8,8 +8,8 @@ export const DIMENSION_KEYS: Record<Grouping, readonly string[]> = {
   segment: ['segmentId', 'segmentName'],
   month: ['month'],
   'ad-account': ['adAccountId', 'adAccountName', 'platform'],
-  video: ['creativeId', 'creativeName', 'campaignId'],
-  creative: ['creativeId', 'creativeName', 'campaignId'],
+  video: ['creativeId', 'creativeName', 'campaignId', 'externalId'],
+  creative: ['creativeId', 'creativeName', 'campaignId', 'externalId'],
 };
 
 /** The keys whose values are uuids: text that no export format needs to escape (rendered.ts). */

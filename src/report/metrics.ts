@@ -23,7 +23,8 @@ type SystemMetric = {
   kind: string;
   conversionDerived: boolean;
   compute: (s: Sums) => number | null;
-  sql: string;
+  /** The same over the sums' columns, each named prefix + its base metric's name. */
+  sql: (prefix: string) => string;
   of: BaseMetric;
   per?: BaseMetric;
   scale: number;
@@ -33,7 +34,7 @@ const base = (kind: string, conversionDerived: boolean, name: BaseMetric): Syste
   kind,
   conversionDerived,
   compute: (s) => s[name],
-  sql: name,
+  sql: (prefix) => prefix + name,
   of: name,
   scale: 1,
 });
@@ -46,7 +47,8 @@ const ratio = (kind: string, conversionDerived: boolean, a: BaseMetric, b: BaseM
   scale,
   // A null part (money that could not be converted) is null, as in SQL: JavaScript would read null / x as 0.
   compute: (s) => (s[a] === null || s[b] === null || s[b] === 0 ? null : (s[a] / s[b]) * scale),
-  sql: `case when ${b} = 0 then null else (${a} / ${b})${scale === 1 ? '' : ` * ${scale}::float8`} end`,
+  sql: (p) =>
+    `case when ${p}${b} = 0 then null else (${p}${a} / ${p}${b})${scale === 1 ? '' : ` * ${scale}::float8`} end`,
 });
 
 export const SYSTEM_METRICS: Record<string, SystemMetric> = {
@@ -72,6 +74,12 @@ export type CustomMetric = { name: string; formula: string; kind?: string };
 /** A metric the request may return: a system one, or a custom one with its parsed formula. */
 /** kind: money, count, percent, ratio or decimal (docs/decisions.md §5), which sets an XLSX cell's display format. */
 export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula; kind?: string };
+
+/**
+ * The columns of an answer's rows (report/query.ts composes them): the dimension keys, then the metrics, then with a
+ * comparison range the same metrics over it (docs/decisions.md §6); with a summary, a last row of totals.
+ */
+export type RowShape = { keys: readonly string[]; metrics: MetricPlan[]; compared: boolean; summary: boolean };
 
 /**
  * Every metric name an organization knows, with what it needs. A custom formula may use other custom metrics: their
@@ -131,12 +139,23 @@ function inline(tree: Formula, ref: (name: string) => Formula): Formula {
 
 /**
  * A metric as a SQL expression over the sums' columns (a grouping's query): a system one's SQL, or a custom formula
- * over them (formula.ts), which gives the same double as computing it here does.
+ * over them (formula.ts), which gives the same double as computing it here does. prefix: the comparison range's
+ * sums are named COMPARED + their base metric (report/query.ts).
  */
-export function metricSql(metric: MetricPlan): string {
+export function metricSql(metric: MetricPlan, prefix = ''): string {
   return metric.formula
-    ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql ?? 'null::float8')
-    : SYSTEM_METRICS[metric.name].sql;
+    ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql(prefix) ?? 'null::float8')
+    : SYSTEM_METRICS[metric.name].sql(prefix);
+}
+
+/** The prefix of the comparison range's sums in a composed query's columns (docs/decisions.md §6). */
+export const COMPARED = 'compare_';
+
+/** The comparison range's sums of a composed query's row (report/query.ts), as the main range's are read. */
+export function comparedSums(row: Record<string, unknown>): Sums {
+  const sums = {} as Sums;
+  for (const name of BASE_METRICS) sums[name] = row[COMPARED + name] as number;
+  return sums;
 }
 
 /** Removes float noise (0.1 + 0.2) while keeping six decimals. */

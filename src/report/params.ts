@@ -47,7 +47,7 @@ const isoDate = (name: string) =>
  * it). A repeated date is left to readDataParams, which refuses it.
  */
 function impossibleDate(query: Context['query']): ApiError | undefined {
-  for (const name of ['dateFrom', 'dateTo'] as const) {
+  for (const name of DATE_NAMES) {
     const value = query[name];
     if (typeof value !== 'string') continue;
     const problem = dateProblem(name, value);
@@ -55,6 +55,8 @@ function impossibleDate(query: Context['query']): ApiError | undefined {
   }
   return undefined;
 }
+
+const DATE_NAMES = ['dateFrom', 'dateTo', 'compareFrom', 'compareTo'] as const;
 
 /** docs/decisions.md §6: the periods rows can be split into. */
 export const INTERVALS = ['day', 'week', 'month'] as const;
@@ -119,6 +121,32 @@ const list = (name: string, item: v.GenericSchema<string, string>) =>
 
 const uuid = (name: string) => v.pipe(v.string(), v.uuid(`${name} must list UUIDs`), v.toLowerCase());
 
+/** docs/decisions.md §6: a row filter, `<field><op><value>`, as given (the report decides what the field is). */
+export type Filter = { text: string; field: string; op: FilterOperator; value: string };
+export const METRIC_OPERATORS = ['==', '!=', '>', '>=', '<', '<='] as const;
+export const DIMENSION_OPERATORS = ['==', '!=', '=@', '!@'] as const;
+export type FilterOperator = (typeof METRIC_OPERATORS)[number] | (typeof DIMENSION_OPERATORS)[number];
+const MAX_FILTERS = 10;
+
+/** The longest operator first, so `>=` is not read as `>` and a value starting with `=`. */
+const OPERATOR = /^(==|!=|>=|<=|=@|!@|>|<)/;
+
+/** A filter's field, operator and value, or why it is none. */
+function parseFilter(text: string): Filter | string {
+  const field = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text)?.[0];
+  if (!field) return `filter ${text} must start with a field name, as in spend>100 or campaignName=@brand`;
+  const rest = text.slice(field.length);
+  const op = OPERATOR.exec(rest)?.[0] as FilterOperator | undefined;
+  if (!op) {
+    const given = /^[^A-Za-z0-9_\s]{0,2}/.exec(rest)?.[0] || rest.slice(0, 1) || 'nothing';
+    return (
+      `filter ${text}: ${given} after ${field} is not an operator; metrics take ${METRIC_OPERATORS.join(' ')}, ` +
+      `dimensions ${DIMENSION_OPERATORS.join(' ')}`
+    );
+  }
+  return { text, field, op, value: rest.slice(op.length) };
+}
+
 const DataQuery = {
   dateFrom: v.optional(isoDate('dateFrom')),
   dateTo: v.optional(isoDate('dateTo')),
@@ -138,6 +166,36 @@ const DataQuery = {
   ),
   nameFilter: v.optional(v.pipe(v.string(), v.maxLength(200, 'nameFilter must be at most 200 characters'))),
   interval: v.optional(v.picklist(INTERVALS, `interval must be one of ${INTERVALS.join(', ')}`)),
+  filter: v.optional(
+    v.pipe(
+      v.union([v.string(), v.array(v.string())]),
+      v.transform((value) => (Array.isArray(value) ? value : [value])),
+      v.maxLength(MAX_FILTERS, `filter is given at most ${MAX_FILTERS} times`),
+      v.array(
+        v.pipe(
+          v.string(),
+          v.maxLength(200, 'filter must be at most 200 characters'),
+          v.rawTransform(({ dataset, addIssue, NEVER }) => {
+            const parsed = parseFilter(dataset.value);
+            if (typeof parsed === 'string') {
+              addIssue({ message: parsed });
+              return NEVER;
+            }
+            return parsed;
+          }),
+        ),
+      ),
+    ),
+  ),
+  summary: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'summary must be true or false'),
+      v.transform((s) => s === 'true'),
+    ),
+    'false',
+  ),
+  compareFrom: v.optional(isoDate('compareFrom')),
+  compareTo: v.optional(isoDate('compareTo')),
   changedSince: v.optional(
     v.pipe(
       v.string(),
@@ -152,7 +210,7 @@ const DataQuery = {
 
 export type DataParams = v.InferOutput<v.ObjectSchema<typeof DataQuery, undefined>>;
 
-const MULTI = new Set(['metrics', 'adAccountIds', 'segmentIds']);
+const MULTI = new Set(['metrics', 'adAccountIds', 'segmentIds', 'filter']);
 
 /** What can be checked without the report: syntax, and the date range's own rules. */
 export function readDataParams(ctx: Pick<Context, 'query'>): DataParams {
@@ -174,6 +232,24 @@ export function readDataParams(ctx: Pick<Context, 'query'>): DataParams {
       'interval does not apply to groupBy=month, whose rows are months already; use groupBy=total&interval=month.',
     );
   }
+  const { compareFrom, compareTo } = params;
+  if ((compareFrom === undefined) !== (compareTo === undefined)) {
+    throw new ApiError('invalid-parameter', 'compareFrom and compareTo go together: give both, or neither.');
+  }
+  if (compareFrom && compareTo) {
+    const span = (Date.parse(compareTo) - Date.parse(compareFrom)) / DAY_MS;
+    if (span < 0)
+      throw new ApiError('invalid-parameter', `compareFrom (${compareFrom}) is after compareTo (${compareTo}).`);
+    if (span > MAX_SPAN_DAYS) {
+      throw new ApiError(
+        'invalid-parameter',
+        `compareFrom and compareTo are ${span} days apart; at most ${MAX_SPAN_DAYS} are allowed.`,
+      );
+    }
+    if (params.interval || params.changedSince) {
+      throw new ApiError('invalid-parameter', 'compareFrom and compareTo do not apply with interval or changedSince.');
+    }
+  }
   if (params.changedSince && !params.interval) {
     throw new ApiError(
       'invalid-parameter',
@@ -192,6 +268,8 @@ export type ReportQuery = {
   impossibleDate: ApiError | undefined;
   params: DataParams | ApiError;
   costAccounts: string[] | undefined;
+  /** 2 when a comparison range is asked (read leniently too): the cost counts each range read. */
+  ranges: 1 | 2;
 };
 
 export function readReportQuery(ctx: Pick<Context, 'query'>): ReportQuery {
@@ -203,7 +281,8 @@ export function readReportQuery(ctx: Pick<Context, 'query'>): ReportQuery {
     params = error;
   }
   const costAccounts = params instanceof ApiError ? leniently(ctx.query.adAccountIds) : params.adAccountIds;
-  return { impossibleDate: impossibleDate(ctx.query), params, costAccounts };
+  const compared = params instanceof ApiError ? ctx.query.compareFrom !== undefined : params.compareFrom !== undefined;
+  return { impossibleDate: impossibleDate(ctx.query), params, costAccounts, ranges: compared ? 2 : 1 };
 }
 
 /** adAccountIds as given, for the cost of a request whose parameters are refused. */

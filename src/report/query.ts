@@ -7,8 +7,18 @@ import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
 import { query, queryAs, queryText, statement, type Queryable, type QueryParam } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
-import { metricSql, tidySql, writeMetrics, type Sums } from './metrics.ts';
-import type { Interval } from './params.ts';
+import { filterSql } from './filters.ts';
+import {
+  BASE_METRICS,
+  COMPARED,
+  comparedSums,
+  metricSql,
+  SYSTEM_METRICS,
+  tidySql,
+  writeMetrics,
+  type Sums,
+} from './metrics.ts';
+import type { Grouping, Interval } from './params.ts';
 import type { PreparedData } from './request.ts';
 import { quoted, renderedQuery, type RenderedFormat } from './formats/rendered.ts';
 
@@ -93,54 +103,139 @@ function groupingParams(data: PreparedData, range: DayRange): QueryParam[] {
   return params;
 }
 
-/** The columns that order a sortable grouping's rows by name (its query's own order), for ties of a sort. */
-const NAME_ORDER: Partial<Record<PreparedData['grouping'], readonly string[]>> = {
+/** The columns that order a grouping's rows (its query's own order): by name, then id; months ascending. */
+const ROW_ORDER: Record<Grouping, readonly string[]> = {
+  total: [],
   campaign: ['campaignName', 'campaignId'],
+  segment: ['segmentName', 'segmentId'],
+  month: ['month'],
+  'ad-account': ['adAccountName', 'adAccountId'],
   video: ['creativeName', 'creativeId'],
   creative: ['creativeName', 'creativeId'],
 };
 
+/** The key on which a row of the comparison range is the same row as one of the main range; total: its one row. */
+const MATCHED_ON: Record<Grouping, string | null> = {
+  total: null,
+  campaign: 'campaignId',
+  segment: 'segmentId',
+  month: 'month',
+  'ad-account': 'adAccountId',
+  video: 'creativeId',
+  creative: 'creativeId',
+};
+
+/** Money is null when any of its parts is (docs/decisions.md §6); the other sums of no rows are 0. */
+const MONEY: ReadonlySet<string> = new Set(BASE_METRICS.filter((name) => SYSTEM_METRICS[name].kind === 'money'));
+
+/** A grouping's statement: its query file's text, or that text composed with later stages, and its parameters. */
+export type Statement = { file: QueryName; text: string; params: QueryParam[]; composed: boolean };
+
+function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
+  const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
+  return { file, text: queryText(file), params: groupingParams(data, range) };
+}
+
+/** text with each $n moved up by offset, for a second source after the first one's parameters. */
+const renumbered = (text: string, offset: number) =>
+  text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+
 /**
- * source, ordered as the answer is: unsorted, as it is (by name, month ascending); sorted, by the metric as the
- * answer gives it (tidied, so equal values tie), nulls last in either direction, ties by name. PostgreSQL sorts, so
- * a sorted answer streams like any other. With an interval, source's `period` column is named after it, and rows are
- * in period order first, sorted within each period.
+ * The rows of both ranges matched on their key (docs/decisions.md §6): each row's dimension keys from whichever range
+ * has it, its sums, and the comparison range's as COMPARED + name; a range without the row has zero sums.
  */
-function ordered(source: string, data: PreparedData): string {
-  const { sort, interval } = data.params;
-  if (sort === undefined && interval === undefined) return source;
-  const columns = interval === undefined ? '*' : `s.period as ${quoted(interval)}, s.*`;
-  if (sort === undefined) return `select ${columns} from (\n${source}\n) s`;
-  const metric = data.metrics.find((m) => m.name === sort)!;
+function bothRanges(main: string, other: string, data: PreparedData): string {
+  const on = MATCHED_ON[data.grouping];
+  const side = (text: string) => `(select s.*, true as _side from (\n${text}\n) s)`;
+  const sums = (alias: string, prefix: string) =>
+    BASE_METRICS.map((name) => `case when ${alias}._side then ${alias}.${name} else 0 end as ${prefix}${name}`);
+  const columns = [
+    ...data.keys.map((key) => `coalesce(m.${quoted(key)}, c.${quoted(key)}) as ${quoted(key)}`),
+    ...sums('m', ''),
+    ...sums('c', COMPARED),
+  ];
+  const join = on === null ? 'cross join' : 'full join';
+  const condition = on === null ? '' : ` on m.${quoted(on)} = c.${quoted(on)}`;
+  return `select ${columns.join(', ')} from ${side(main)} m ${join} ${side(other)} c${condition}`;
+}
+
+/** A last row of totals after rows (marked _total): the sums of every row, money null where any row's is. */
+function withSummary(rows: string, data: PreparedData): string {
+  const sums = [...BASE_METRICS, ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : [])];
+  const total = (column: string) =>
+    MONEY.has(column.replace(COMPARED, ''))
+      ? `case when count(*) = count(${column}) then coalesce(sum(${column}), 0) end`
+      : `coalesce(sum(${column}), 0)`;
+  const columns = [...data.keys.map(() => 'null'), ...sums.map(total), 'true'];
+  return (
+    `with answer as (\n${rows}\n)\n` +
+    `select a.*, false as _total from answer a union all select ${columns.join(', ')} from answer`
+  );
+}
+
+/**
+ * The answer's statement over range: the grouping's query (groupingFile), and on it, each stage asked for, written
+ * once for every grouping, interval and currency (docs/decisions.md §6): the comparison range's rows matched to the
+ * main range's, the filters (values bound), the answer's order (sorted by a metric, ties by name; with an interval,
+ * period first), the summary's row. A plain answer is the query file itself. oneCurrency: see groupingFile.
+ */
+export function answerStatement(data: PreparedData, range: DayRange, oneCurrency = false): Statement {
+  const main = source(data, range, oneCurrency);
+  const { sort, interval, compareFrom, compareTo } = data.params;
+  if (sort === undefined && interval === undefined && !data.compared && !data.summary && data.filters.length === 0) {
+    return { ...main, composed: false };
+  }
+  const params = [...main.params];
+  let from = `(\n${main.text}\n) s`;
+  if (data.compared) {
+    const other = source(data, { from: compareFrom!, to: compareTo! }, oneCurrency);
+    from = `(${bothRanges(main.text, renumbered(other.text, params.length), data)}) s`;
+    params.push(...other.params);
+  }
+  const bind = (value: string | number) => `$${params.push(value)}`;
+  const where = data.filters.map((filter) => filterSql(filter, bind));
+  const sums = [...BASE_METRICS, ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : [])];
+  const columns = [
+    ...data.keys.map((key) => (key === interval ? `s.period as ${quoted(key)}` : `s.${quoted(key)}`)),
+    ...sums.map((sum) => `s.${sum}`),
+  ];
+  const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
   const order = [
     ...(interval === undefined ? [] : ['s.period']),
-    `${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`,
-    ...NAME_ORDER[data.grouping]!.map((key) => `s.${quoted(key)}`),
+    ...(metric ? [`${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`] : []),
+    ...ROW_ORDER[data.grouping].map((key) => `s.${quoted(key)}`),
   ];
-  return `select ${columns} from (\n${source}\n) s order by ${order.join(', ')}`;
+  const rows =
+    `select ${columns.join(', ')} from ${from}` +
+    (where.length ? ` where ${where.join(' and ')}` : '') +
+    (order.length ? ` order by ${order.join(', ')}` : '');
+  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, composed: true };
 }
 
-/** The grouping's statement over range, ordered as the answer is, with its parameters. */
-export function groupingStatement(data: PreparedData, range: DayRange, oneCurrency = false) {
-  const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
-  return { file, text: ordered(queryText(file), data), params: groupingParams(data, range) };
-}
-
-/** The grouping's rows, planned for this call's parameters (queries.ts). */
-export function groupingQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
-  const { file, text, params } = groupingStatement(data, range);
-  const plain = data.params.sort === undefined && data.params.interval === undefined;
-  return plain ? queryAs<Row>(sql, file, params) : statement<Row>(sql, text, params);
+/** The answer's rows, each its keys and sums (SumRow), planned for this call's parameters (queries.ts). */
+export function answerQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
+  const { file, text, params, composed } = answerStatement(data, range);
+  return composed ? statement<Row>(sql, text, params) : queryAs<Row>(sql, file, params);
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
 export type Cells = unknown[];
 
-export function toCells(row: SumRow, keys: readonly string[], data: PreparedData): Cells {
-  const cells: Cells = new Array(keys.length + data.metrics.length);
-  for (let i = 0; i < keys.length; i++) cells[i] = row[keys[i]];
-  writeMetrics(row, data.metrics, cells, keys.length);
+/** One row as an export's cells (the summary's: Total, then empty dimension cells), the comparison range's last. */
+export function toCells(row: SumRow, data: PreparedData): Cells {
+  const { keys, metrics } = data;
+  const cells: Cells = new Array(keys.length + metrics.length * (data.compared ? 2 : 1));
+  for (let i = 0; i < keys.length; i++) cells[i] = row._total ? (i === 0 ? 'Total' : null) : row[keys[i]];
+  writeMetrics(row, metrics, cells, keys.length);
+  if (data.compared) writeMetrics(comparedSums(row), metrics, cells, keys.length + metrics.length);
   return cells;
+}
+
+/** The summary of no rows, for an answer with no ad account to read: zero sums (docs/decisions.md §6). */
+export function emptySummary(): SumRow {
+  const row: SumRow = { _total: true } as unknown as SumRow;
+  for (const name of BASE_METRICS) row[name] = row[COMPARED + name] = 0;
+  return row;
 }
 
 type Pending<Row> = { cursor(rows: number): AsyncIterable<Row[]> };
@@ -184,8 +279,8 @@ export async function* batches<Row>(
 
 /** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
 export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, format: RenderedFormat) {
-  const { file, text, params } = groupingStatement(data, range);
-  return statement<Uint8Array[][]>(sql, renderedQuery(text, data.keys, data.metrics, format, file), params).raw();
+  const { file, text, params } = answerStatement(data, range);
+  return statement<Uint8Array[][]>(sql, renderedQuery(text, data, format, file), params).raw();
 }
 
 /** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */

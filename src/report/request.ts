@@ -12,6 +12,7 @@ import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import { readReportQuery, type DataParams, type Grouping, type ReportQuery } from './params.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import type { ResumePoint } from './changes.ts';
+import { planFilters, type FilterPlan } from './filters.ts';
 import { accountsInScope, readScope, type ReportScope } from './scope.ts';
 import type { IncomingRequest } from '../http/incoming.ts';
 
@@ -22,6 +23,12 @@ export type PreparedData = {
   /** The rows' dimension keys: the interval's (day, week or month) first, if one is asked, then the grouping's. */
   keys: readonly string[];
   metrics: MetricPlan[];
+  /** The row filters, checked against the rows (filters.ts). */
+  filters: FilterPlan[];
+  /** A comparison range is asked: each row carries its metrics over it too (docs/decisions.md §6). */
+  compared: boolean;
+  /** A last row of totals is asked. */
+  summary: boolean;
   accountIds: string[];
   /** Every account read keeps its money in the report's currency: nothing to convert. */
   oneCurrency: boolean;
@@ -74,6 +81,8 @@ export type ReportRequest = {
   scope: ReportScope | undefined | 'unread';
   /** The ad accounts the request asks about, which its cost counts. */
   costAccounts: string[] | undefined;
+  /** The date ranges it reads: 2 with a comparison range, which doubles its cost. */
+  ranges: 1 | 2;
 };
 
 /** A report data or export request past its charge: the caller, the report read, and an interval's resume point. */
@@ -105,7 +114,7 @@ export async function readReportRequest(
   ctx: Context,
   principal: Principal,
   sql: Sql,
-  { params, costAccounts }: ReportQuery,
+  { params, costAccounts, ranges }: ReportQuery,
 ): Promise<ReportRequest> {
   let scope: ReportRequest['scope'];
   try {
@@ -113,13 +122,16 @@ export async function readReportRequest(
   } catch {
     scope = 'unread';
   }
-  return { params, scope, costAccounts };
+  return { params, scope, costAccounts, ranges };
 }
 
-/** docs/decisions.md §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1. */
-export function dataCost({ scope, costAccounts }: ReportRequest): number {
-  if (scope === undefined || scope === 'unread') return 1;
-  return Math.max(1, accountsInScope(scope, costAccounts).length);
+/**
+ * docs/decisions.md §4: report data costs the number of ad accounts in scope (after adAccountIds), at least 1; twice
+ * that with a comparison range, which reads two.
+ */
+export function dataCost({ scope, costAccounts, ranges }: ReportRequest): number {
+  if (scope === undefined || scope === 'unread') return ranges;
+  return ranges * Math.max(1, accountsInScope(scope, costAccounts).length);
 }
 
 /**
@@ -215,12 +227,21 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
     null,
   );
 
+  // A conversion-derived metric the plan does not give is named as such when a filter asks for it.
+  const withheld = new Set(
+    plan.conversionMetrics ? [] : [...catalogue.values()].filter((m) => m.conversionDerived).map((m) => m.name),
+  );
+  const filters = planFilters(params.filter ?? [], DIMENSION_KEYS[grouping], metrics, withheld, params.interval);
+
   const prepared = {
     scope,
     params,
     grouping,
     keys: params.interval ? [params.interval, ...DIMENSION_KEYS[grouping]] : DIMENSION_KEYS[grouping],
     metrics,
+    filters,
+    compared: params.compareFrom !== undefined,
+    summary: params.summary,
     accountIds: accounts.map((a) => a.id).sort(),
     oneCurrency: accounts.every((a) => a.currency === scope.currency),
     campaignIds,
@@ -249,6 +270,10 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
     params.sort ?? null,
     params.sortDesc,
     params.nameFilter ?? null,
+    filters.map((filter) => filter.text),
+    params.summary,
+    params.compareFrom ?? null,
+    params.compareTo ?? null,
   ]);
   return { ...prepared, etag };
 }

@@ -32,6 +32,7 @@ export function reportData(clock: () => number, lane: HeavyLane) {
       currency: data.scope.currency,
       dateFrom: range.from,
       dateTo: range.to,
+      ...(data.compared && { compareFrom: data.params.compareFrom, compareTo: data.params.compareTo }),
       metrics: data.metrics.map((m) => m.name),
       dataFreshness: data.freshness ? new Date(data.freshness).toISOString() : null,
     };

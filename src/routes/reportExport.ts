@@ -51,6 +51,7 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
     const sheet = {
       keys: data.keys,
       metrics: data.metrics.map((m) => m.name),
+      compared: data.compared,
       kinds: data.metrics.map((m) => m.kind),
       displayNames,
       rows,

@@ -123,10 +123,18 @@ export const Report = v.object({
   updatedAt: dateTime,
 });
 
+const MetricValues = v.record(v.string(), v.nullable(v.number()));
+
+/** docs/decisions.md §6: a row's or the summary's metrics over the comparison range. */
+const Compared = v.object({ metrics: MetricValues });
+
 export const DataRow = v.object({
   dimensions: v.record(v.string(), v.string()),
-  metrics: v.record(v.string(), v.nullable(v.number())),
+  metrics: MetricValues,
+  compare: v.optional(Compared),
 });
+
+export const DataSummary = v.object({ metrics: MetricValues, compare: v.optional(Compared) });
 
 export const DataRecord = v.object({
   reportId: uuid,
@@ -134,9 +142,12 @@ export const DataRecord = v.object({
   currency,
   dateFrom: date,
   dateTo: date,
+  compareFrom: v.optional(date),
+  compareTo: v.optional(date),
   metrics: v.array(v.string()),
   dataFreshness: v.nullable(dateTime),
   rows: v.array(DataRow),
+  summary: v.optional(DataSummary),
 });
 
 export const PageEnvelope = v.object({
@@ -161,6 +172,7 @@ export const RESPONSE_SCHEMAS = {
   Metric,
   Report,
   DataRow,
+  DataSummary,
   DataRecord,
   PageEnvelope,
 };

@@ -319,15 +319,15 @@ export type QueryTypes = {
   };
   'report-data-creative-one-currency': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, boolean | null];
-    row: { "creativeId": string; "creativeName": string; "campaignId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
+    row: { "creativeId": string; "creativeName": string; "campaignId": string; "externalId": string | null; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
   };
   'report-data-creative-summed': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, boolean | null];
-    row: { "creativeId": string; "creativeName": string; "campaignId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
+    row: { "creativeId": string; "creativeName": string; "campaignId": string; "externalId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
   };
   'report-data-creative': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, boolean | null];
-    row: { "creativeId": string | null; "creativeName": string; "campaignId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
+    row: { "creativeId": string | null; "creativeName": string; "campaignId": string; "externalId": string | null; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
   };
   'report-data-month': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null];
@@ -347,7 +347,7 @@ export type QueryTypes = {
   };
   'report-days-creative': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, string | null, (Date | string) | null, boolean | null];
-    row: { "period": string | null; "creativeId": string | null; "creativeName": string; "campaignId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
+    row: { "period": string | null; "creativeId": string | null; "creativeName": string; "campaignId": string; "externalId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
   };
   'report-periods-ad-account': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, string | null, (Date | string) | null];
@@ -359,7 +359,7 @@ export type QueryTypes = {
   };
   'report-periods-creative': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, string | null, (Date | string) | null, boolean | null];
-    row: { "period": string | null; "creativeId": string | null; "creativeName": string; "campaignId": string; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
+    row: { "period": string | null; "creativeId": string | null; "creativeName": string; "campaignId": string; "externalId": string | null; "impressions": number | null; "clicks": number | null; "spend": number | null; "conversions": number | null; "conversion_value": number | null; "video_views": number | null; "video_completions": number | null };
   };
   'report-periods-segment': {
     params: [string[] | null, string[] | null, (Date | string) | null, (Date | string) | null, string | null, string | null, string | null, (Date | string) | null, string[] | null];

@@ -8,7 +8,7 @@
 // csvRecord (csv.ts) writes from
 // the same row's cells (test/copyCsv.test.ts).
 import { UUID_KEYS } from '../dimensions.ts';
-import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan } from '../metrics.ts';
+import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan, type RowShape } from '../metrics.ts';
 import { NUMBER_BYTES, writeTidied, writeUuid } from './asciiBytes.ts';
 import { sumsUsed } from './copyStatement.ts';
 
@@ -17,6 +17,8 @@ const COMMA = 0x2c;
 const CR = 0x0d;
 const LF = 0x0a;
 const APOSTROPHE = 0x27;
+/** The summary row's first cell (docs/decisions.md §6). */
+const TOTAL = new TextEncoder().encode('Total');
 
 /** First bytes a spreadsheet would run as a formula (csv.ts neutralises them): = + - @ tab CR. */
 const FORMULA_START = new Uint8Array(256);
@@ -28,8 +30,9 @@ const HEADER = SIGNATURE.length + 8;
 
 /**
  * Turns binary COPY output into CSV records: text cells neutralised and quoted where RFC 4180 needs it, numbers as
- * JavaScript writes them, null as an empty cell. The COPY's columns: copyCsvStatement's, the grouping's dimension keys
- * (uuids or text), then a double for each of sumsUsed(metrics).
+ * JavaScript writes them, null as an empty cell. The COPY's columns: copyCsvStatement's, the summary's mark, the
+ * grouping's dimension keys (uuids or text), a double for each of sumsUsed(metrics), the custom metrics' values, the
+ * comparison range's metric values.
  */
 export class CopyCsv {
   /** Rows written so far. */
@@ -53,16 +56,23 @@ export class CopyCsv {
   private out = new Uint8Array(0);
   private at = 0;
 
-  constructor(
-    keys: readonly string[],
-    private readonly metrics: MetricPlan[],
-  ) {
+  /** The summary's row is marked by a first boolean column (copyCsvStatement). */
+  private readonly marked: boolean;
+  /** Each metric over the comparison range comes computed after the custom ones; 0 without one. */
+  private readonly compared: number;
+  private readonly metrics: MetricPlan[];
+
+  constructor(shape: RowShape) {
+    const { keys, metrics } = shape;
+    this.metrics = metrics;
+    this.marked = shape.summary;
+    this.compared = shape.compared ? metrics.length : 0;
     this.uuid = keys.map((key) => UUID_KEYS.has(key));
     this.sent = Int32Array.from(sumsUsed(metrics), (sum) => BASE_METRICS.indexOf(sum));
     const customs = metrics.filter((metric) => metric.formula);
-    this.fields = keys.length + this.sent.length + customs.length;
+    this.fields = (this.marked ? 1 : 0) + keys.length + this.sent.length + customs.length + this.compared;
     this.custom = Int32Array.from(metrics, (metric) => customs.indexOf(metric));
-    this.values = new Float64Array(customs.length);
+    this.values = new Float64Array(customs.length + this.compared);
     const index = (name: string | undefined) => (name === undefined ? -1 : BASE_METRICS.indexOf(name as never));
     this.of = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.of));
     this.per = Int32Array.from(metrics, (metric) => index(SYSTEM_METRICS[metric.name]?.per));
@@ -107,7 +117,7 @@ export class CopyCsv {
       if (end > data.length) break;
       // A text byte is written at most twice (a quote doubled), a uuid's in 36 bytes, a number in at most NUMBER_BYTES;
       // the field lengths (four bytes each) leave room for commas, quotes, an apostrophe and the line end.
-      this.reserve(3 * (end - p) + NUMBER_BYTES * this.metrics.length);
+      this.reserve(3 * (end - p) + NUMBER_BYTES * (this.metrics.length + this.compared) + TOTAL.length);
       this.row(data, view, p + 2);
       this.rows++;
       p = end;
@@ -134,10 +144,16 @@ export class CopyCsv {
     const out = this.out;
     let at = this.at;
     const dimensions = this.uuid.length;
+    let total = false;
+    if (this.marked) {
+      total = view.getInt32(p) === 1 && data[p + 4] === 1;
+      p += 4 + Math.max(0, view.getInt32(p));
+    }
     for (let i = 0; i < dimensions; i++) {
       if (i > 0) out[at++] = COMMA;
       const length = view.getInt32(p);
       p += 4;
+      if (total && i === 0) for (const c of TOTAL) out[at++] = c;
       if (length < 0) continue;
       if (!this.uuid[i]) at = text(data, p, p + length, out, at);
       else if (length === 16) at = writeUuid(data, p, out, at);
@@ -165,6 +181,10 @@ export class CopyCsv {
         value = per < 0 ? a : sums[per] === 0 ? NaN : (a / sums[per]) * this.scale[i];
       }
       at = writeTidied(Number.isNaN(value) ? null : value, out, at);
+    }
+    for (let i = values.length - this.compared; i < values.length; i++) {
+      out[at++] = COMMA;
+      at = writeTidied(Number.isNaN(values[i]) ? null : values[i], out, at);
     }
     out[at++] = CR;
     out[at++] = LF;

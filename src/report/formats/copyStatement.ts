@@ -1,7 +1,15 @@
 // The statement of a CSV export: the grouping's query as a binary COPY of its dimension keys and the sums its metrics
 // use, after the settings an export's large query needs for its own transaction.
 import { UUID_KEYS } from '../dimensions.ts';
-import { BASE_METRICS, metricSql, SYSTEM_METRICS, type BaseMetric, type MetricPlan } from '../metrics.ts';
+import {
+  BASE_METRICS,
+  COMPARED,
+  metricSql,
+  SYSTEM_METRICS,
+  type BaseMetric,
+  type MetricPlan,
+  type RowShape,
+} from '../metrics.ts';
 import { quoted } from './rendered.ts';
 
 /**
@@ -27,18 +35,23 @@ export const EXPORT_SETTINGS =
 
 /**
  * The statements that send source's rows as CopyCsv reads them, in source's order: the export's settings for its own
- * transaction (a query of several statements is one), then the COPY. source: a grouping's query (its parameters
- * written in: COPY takes none), whose columns are the dimension keys and the sums; a sum no metric uses is left out,
+ * transaction (a query of several statements is one), then the COPY. source: an answer's query (its parameters
+ * written in: COPY takes none), whose columns shape says (query.ts); a sum no metric uses is left out,
  * and PostgreSQL then does not compute it. A uuid key is sent as a uuid (a source giving other text for it fails):
  * as text, the ids cost PostgreSQL a seventh of the export (BENCHMARKS.md). name: the source's, first in the text
  * for pg_stat_activity.
  */
-export function copyCsvStatement(source: string, keys: readonly string[], metrics: MetricPlan[], name: string): string {
+export function copyCsvStatement(source: string, shape: RowShape, name: string): string {
+  const { keys, metrics } = shape;
   const columns = [
+    // The summary's row (query.ts) is marked first: its first cell is Total, which no uuid column can hold.
+    ...(shape.summary ? ['q._total'] : []),
     ...keys.map((key) => `q.${quoted(key)}::${UUID_KEYS.has(key) ? 'uuid' : 'text'}`),
     ...sumsUsed(metrics).map((sum) => `q.${sum}::float8`),
     // A custom metric's value (formula.ts, the same double as computed here), after the sums.
     ...metrics.filter((metric) => metric.formula).map((metric) => `(${metricSql(metric)})::float8`),
+    // Every metric over the comparison range, computed, last.
+    ...(shape.compared ? metrics.map((metric) => `(${metricSql(metric, COMPARED)})::float8`) : []),
   ];
   const select = `select ${columns.join(', ')} from (\n${source}\n) q`;
   return `/* ${name}, as binary COPY */ ${EXPORT_SETTINGS}; copy (${select}) to stdout (format binary)`;

@@ -6,9 +6,10 @@ import { nextTurn } from '../../http/turn.ts';
 import type { Lent } from '../../store/exclusive.ts';
 import { inlined } from '../../store/queries.ts';
 import {
+  answerQuery,
+  answerStatement,
   batches,
-  groupingQuery,
-  groupingStatement,
+  emptySummary,
   toCells,
   type Cells,
   type DayRange,
@@ -52,7 +53,8 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
       try {
         if (header) {
           header = false;
-          controller.enqueue(encoder.encode(`${[...keys, ...sheet.metrics].map(csvField).join(',')}\r\n`));
+          const compared = sheet.compared ? sheet.metrics.map((name) => `${name}_compare`) : [];
+          controller.enqueue(encoder.encode(`${[...keys, ...sheet.metrics, ...compared].map(csvField).join(',')}\r\n`));
           return;
         }
         const next = await iterator.next();
@@ -81,8 +83,8 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
 }
 
 /**
- * The rows as an export's cells, computed here: for a CSV export whose name filter must be bound (copyCsv's COPY
- * takes no parameters), and for an answer with no ad account to read.
+ * The rows as an export's cells, computed here: for a CSV export whose filters must be bound (copyCsv's COPY takes no
+ * parameters), and for an answer with no ad account to read (no rows; a summary's row of zeros).
  */
 export async function* streamCells(
   lent: Lent,
@@ -90,18 +92,23 @@ export async function* streamCells(
   data: PreparedData,
   range: DayRange,
 ): AsyncGenerator<Cells[]> {
-  if (data.accountIds.length === 0) return;
-  const keys = data.keys;
-  for await (const batch of batches<SumRow>(ctx, lent, groupingQuery<SumRow>(lent.sql, data, range))) {
+  if (data.accountIds.length === 0) {
+    if (data.summary) yield [toCells(emptySummary(), data)];
+    return;
+  }
+  for await (const batch of batches<SumRow>(ctx, lent, answerQuery<SumRow>(lent.sql, data, range))) {
     const cells = new Array<Cells>(batch.length);
-    for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], keys, data);
+    for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], data);
     yield cells;
   }
 }
 
+/** A client's text in the query (a name filter, a filter): bound, so never written into a COPY's text. */
+export const bindsText = (data: PreparedData) => !!data.params.nameFilter || data.filters.length > 0;
+
 /**
- * A CSV export's records: the grouping's query, sorted as asked, run as a binary COPY and written by CopyCsv; null
- * when there is no ad account to read, or a name filter is asked (streamCells). COPY takes no parameters, so
+ * A CSV export's records: the answer's query (query.ts), run as a binary COPY and written by CopyCsv; null when there
+ * is no ad account to read, or a filter is asked (streamCells). COPY takes no parameters, so
  * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor.
  * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
  * (BENCHMARKS.md, "CSV from a binary COPY").
@@ -112,10 +119,10 @@ export function streamCsv(
   data: PreparedData,
   range: DayRange,
 ): AsyncGenerator<Uint8Array> | null {
-  if (data.params.nameFilter || data.accountIds.length === 0) return null;
-  const { file, text, params } = groupingStatement(data, range, data.oneCurrency);
-  const statement = copyCsvStatement(inlined(text, params), data.keys, data.metrics, file);
-  const records = new CopyCsv(data.keys, data.metrics);
+  if (bindsText(data) || data.accountIds.length === 0) return null;
+  const { file, text, params } = answerStatement(data, range, data.oneCurrency);
+  const statement = copyCsvStatement(inlined(text, params), data, file);
+  const records = new CopyCsv(data);
   return (async function* () {
     lent.busy();
     const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;

@@ -4,8 +4,11 @@ import type { Context } from '../../http/context.ts';
 import { JSON_TYPE, jsonText } from '../../http/respond.ts';
 import { chunkStream, streamedResponse } from '../../http/streamed.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { batches, joined, renderedRows, type DayRange } from '../query.ts';
+import { batches, emptySummary, joined, renderedRows, type DayRange } from '../query.ts';
+import { comparedSums, rowMetrics } from '../metrics.ts';
 import type { PreparedData } from '../request.ts';
+
+const encoder = new TextEncoder();
 
 /** Rows of a data answer read from the cursor at a time, so a long answer holds two batches in memory at most. */
 const JSON_BATCH_ROWS = 5_000;
@@ -16,18 +19,36 @@ const JSON_BATCH_ROWS = 5_000;
  * garbage and JSON.stringify were half the server's CPU of a large answer (BENCHMARKS.md).
  */
 function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> {
-  if (data.accountIds.length === 0) return (async function* () {})();
+  if (data.accountIds.length === 0) {
+    return (async function* () {
+      if (data.summary) yield encoder.encode(`${SUMMARY}${JSON.stringify(summaryOfNothing(data))}`);
+    })();
+  }
   const pending = renderedRows(lent.sql, data, range, 'json');
   return (async function* () {
     let first = true;
     for await (const batch of batches<Uint8Array[]>(ctx, lent, pending, JSON_BATCH_ROWS)) {
-      yield joined(batch, 0x2c, !first);
+      // The summary's row is the last (query.ts), marked by its second column: it closes the rows and follows them.
+      const last = batch[batch.length - 1];
+      if (last?.[1]?.[0] === TRUE) {
+        const rows = joined(batch.slice(0, -1), 0x2c, !first);
+        yield concat([rows, SUMMARY_BYTES, last[0]]);
+      } else yield joined(batch, 0x2c, !first);
       first = false;
     }
   })();
 }
 
-const encoder = new TextEncoder();
+/** PostgreSQL's text of true, the summary's mark. */
+const TRUE = 0x74;
+const SUMMARY = '],"summary":';
+
+/** The summary of an answer with no rows (no ad account in scope): zero sums, ratios null (docs/decisions.md §6). */
+function summaryOfNothing(data: PreparedData) {
+  const none = emptySummary();
+  const metrics = rowMetrics(none, data.metrics);
+  return data.compared ? { metrics, compare: { metrics: rowMetrics(comparedSums(none), data.metrics) } } : { metrics };
+}
 
 /**
  * head's JSON with a last member, rows, whose elements come as JSON bytes in batches. An answer of one batch is sent
@@ -46,8 +67,10 @@ export async function jsonAnswer(
   const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"rows":[`);
   const first = await rows.next();
   const second = first.done ? first : await rows.next();
-  if (second.done) return jsonText(concat([before, first.done ? EMPTY : first.value, CLOSE]), { headers });
-  return streamedResponse(ctx, chunkStream(rows, [before, first.value as Uint8Array, second.value], CLOSE), {
+  // With a summary, the rows' closing bracket came before it.
+  const close = data.summary ? CLOSE_SUMMARY : CLOSE;
+  if (second.done) return jsonText(concat([before, first.done ? EMPTY : first.value, close]), { headers });
+  return streamedResponse(ctx, chunkStream(rows, [before, first.value as Uint8Array, second.value], close), {
     headers: { 'content-type': JSON_TYPE, ...headers },
   });
 }
@@ -65,3 +88,5 @@ function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
 const EMPTY = new Uint8Array(0);
 
 const CLOSE = encoder.encode(']}');
+const CLOSE_SUMMARY = encoder.encode('}');
+const SUMMARY_BYTES = encoder.encode(SUMMARY);

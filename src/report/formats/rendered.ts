@@ -12,7 +12,7 @@
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
 import { UUID_KEYS } from '../dimensions.ts';
-import { metricSql, tidySql, type MetricPlan } from '../metrics.ts';
+import { COMPARED, metricSql, tidySql, type MetricPlan, type RowShape } from '../metrics.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 
@@ -40,67 +40,92 @@ const escaped = (key: string, escaping: string, i: number) => (UUID_KEYS.has(key
 export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * The query that renders `source`'s rows, in its order, one `line` column a row. source: a grouping's query, whose
- * columns are the dimension keys (keys) and the sums. The middle level computes each metric once, as metrics.ts
- * would write it (tidied); `offset 0` keeps it a level of its own, so the outer formatting functions see plain columns
- * and PostgreSQL inlines them. For XLSX it also numbers the rows: the header is row 1. name: the source's, for
- * pg_stat_activity.
+ * The query that renders `source`'s rows, in its order, one `line` column a row. source: an answer's composed query
+ * (report/query.ts), whose columns are the dimension keys, the sums, the comparison range's sums and the summary's
+ * mark, as shape says. The middle level computes each metric once, as metrics.ts would write it (tidied); `offset 0`
+ * keeps it a level of its own, so the outer formatting functions see plain columns and PostgreSQL inlines them. For
+ * XLSX it also numbers the rows: the header is row 1; the summary's row has Total as its first cell. For JSON the
+ * summary's line is its object (`{"metrics":…}`), marked by a second column, `total`, for the writer to place.
+ * name: the source's, for pg_stat_activity.
  *
  * A uuid key is read as a uuid (a source giving other text for it fails rather than slipping through unescaped) and
  * written as it is: its text is hex digits and hyphens, which neither format escapes. Escaping the two ids of a
  * million creative rows was about a quarter of PostgreSQL's rendering time.
  */
-export function renderedQuery(
-  source: string,
-  keys: readonly string[],
-  metrics: MetricPlan[],
-  format: RenderedFormat,
-  name = 'rows',
-): string {
+export function renderedQuery(source: string, shape: RowShape, format: RenderedFormat, name = 'rows'): string {
+  const { keys, metrics, compared, summary } = shape;
+  const columns = compared ? [...metrics, ...metrics] : metrics;
   const styles = cellStyles(
     keys.length,
-    metrics.map((metric) => metric.kind),
+    columns.map((metric) => metric.kind),
   );
+  const key = (key: string) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text`;
   const values = [
-    ...keys.map((key, i) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text as d${i}`),
+    ...keys.map((k, i) =>
+      format === 'xlsx' && summary && i === 0
+        ? `case when q._total then 'Total' else ${key(k)} end as d0`
+        : `${key(k)} as d${i}`,
+    ),
     ...metrics.map((metric, i) => `${tidySql(metricSql(metric))} as m${i}`),
+    ...(compared
+      ? metrics.map((metric, i) => `${tidySql(metricSql(metric, COMPARED))} as m${metrics.length + i}`)
+      : []),
+    ...(summary ? ['q._total as t'] : []),
     // As text once: a row's twelve references to it would each convert the number again.
     ...(format === 'xlsx' ? ['(row_number() over () + 1)::text as r'] : []),
   ];
-  const cells = {
-    xlsx: () =>
-      [
-        ...keys.map(
-          (key, i) =>
-            `case when d${i} is null or d${i} = '' then '' ` +
-            `else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' ` +
-            `|| ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`,
-        ),
-        ...metrics.map(
-          (_, i) =>
-            `case when m${i} is null then '' ` +
-            `else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n">` +
-            `<v>' || js_number(m${i}) || '</v></c>' end`,
-        ),
-      ].join(' || '),
-    // One element of the data endpoint's rows (DataRow): JSON.stringify writes a number as String(number) does.
-    json: () =>
-      concatenated([
-        '{"dimensions":{',
-        ...keys.flatMap((key, i) => [
-          `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`,
-          { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` },
-        ]),
-        '},"metrics":{',
-        ...metrics.flatMap((metric, i) => [
-          `${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`,
-          { sql: `coalesce(js_number(m${i}), 'null')` },
-        ]),
-        '}}',
-      ]),
-  }[format]();
-  const line = format === 'xlsx' ? `'<row r="' || r || '">' || ${cells || `''`} || '</row>'` : cells;
+  const line = format === 'xlsx' ? sheetLine(keys, columns.length, styles) : jsonLine(keys, metrics, compared, summary);
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
   const rows = `select ${values.join(', ')} from (\n${source}\n) q offset 0`;
-  return `/* ${name}, rendered as ${format} */ select ${line} as line from (${rows}) v`;
+  const marked = format === 'json' && summary ? ', t as total' : '';
+  return `/* ${name}, rendered as ${format} */ select ${line} as line${marked} from (${rows}) v`;
+}
+
+/** A worksheet row of the dimension cells d0.. and the metric cells m0.. (a text cell empty for null or ''). */
+function sheetLine(keys: readonly string[], metrics: number, styles: number[]): string {
+  const cells = [
+    ...keys.map(
+      (key, i) =>
+        `case when d${i} is null or d${i} = '' then '' ` +
+        `else '<c r="${column(i)}' || r || '" t="inlineStr"><is><t>' ` +
+        `|| ${escaped(key, `export_xml_text(d${i})`, i)} || '</t></is></c>' end`,
+    ),
+    ...Array.from(
+      { length: metrics },
+      (_, i) =>
+        `case when m${i} is null then '' ` +
+        `else '<c r="${column(keys.length + i)}' || r || '"${styleAttribute(styles[keys.length + i])} t="n">` +
+        `<v>' || js_number(m${i}) || '</v></c>' end`,
+    ),
+  ].join(' || ');
+  return `'<row r="' || r || '">' || ${cells || `''`} || '</row>'`;
+}
+
+/** One element of the data endpoint's rows (DataRow), or with summary its summary object on the row marked t. */
+function jsonLine(keys: readonly string[], metrics: MetricPlan[], compared: boolean, summary: boolean): string {
+  // JSON.stringify writes a number as String(number) does, and so does js_number.
+  const object = (at: number) => [
+    '{',
+    ...metrics.flatMap((metric, i) => [
+      `${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`,
+      { sql: `coalesce(js_number(m${at + i}), 'null')` },
+    ]),
+    '}',
+  ];
+  const numbers = [
+    '"metrics":',
+    ...object(0),
+    ...(compared ? [',"compare":{"metrics":', ...object(metrics.length), '}'] : []),
+  ];
+  const row = concatenated([
+    '{"dimensions":{',
+    ...keys.flatMap((key, i) => [
+      `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`,
+      { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` },
+    ]),
+    '},',
+    ...numbers,
+    '}',
+  ]);
+  return summary ? `case when t then ${concatenated(['{', ...numbers, '}'])} else ${row} end` : row;
 }

@@ -9,6 +9,8 @@ export type Sheet = {
   /** The rows' dimension keys (PreparedData.keys). */
   keys: readonly string[];
   metrics: string[];
+  /** Each metric again over the comparison range, in columns after the main ones (docs/decisions.md §6). */
+  compared?: boolean;
   displayNames: Map<string, string>;
   rows: AsyncIterable<Cells[] | Uint8Array>;
   /** Each metric's kind, for its XLSX display format (sheetLayout.ts). */

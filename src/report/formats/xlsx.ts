@@ -39,11 +39,14 @@ type Archive = NodeJS.ReadableStream & { finalize(): Promise<void>; destroy(erro
  */
 export function xlsxStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): ReadableStream<Uint8Array> {
   const keys = sheet.keys;
+  const titles = sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m);
   const header = [
     ...keys.map((key) => DIMENSION_TITLES[key] ?? key),
-    ...sheet.metrics.map((m) => sheet.displayNames.get(m) ?? m),
+    ...titles,
+    ...(sheet.compared ? titles.map((title) => `${title} (compare)`) : []),
   ];
-  const styles = cellStyles(keys.length, sheet.kinds ?? []);
+  const kinds = sheet.kinds ?? [];
+  const styles = cellStyles(keys.length, sheet.compared ? [...kinds, ...kinds] : kinds);
   useSheetLayout(header);
   const workbook = new XLSXTransformStream() as unknown as {
     zip: Archive;
