@@ -18,13 +18,14 @@ const bad = (filter: Filter, detail: string) => new ApiError('invalid-parameter'
 
 /**
  * Each filter checked against the rows it filters: dimensions, the grouping's keys (period: the interval's key,
- * which is not filtered); metrics, the ones the answer returns; withheld, metric names the plan does not give.
+ * which is not filtered); metrics, the ones the answer returns; known, every metric of the organization's catalogue,
+ * and withheld, those the plan does not give, for a clearer refusal.
  */
 export function planFilters(
   filters: readonly Filter[],
   dimensions: readonly string[],
   metrics: readonly MetricPlan[],
-  withheld: ReadonlySet<string>,
+  { known, withheld }: { known: ReadonlySet<string>; withheld: ReadonlySet<string> },
   period?: string,
 ): FilterPlan[] {
   return filters.map((filter) => {
@@ -41,7 +42,7 @@ export function planFilters(
         throw bad(filter, `${op} does not apply to the dimension ${field}; use ${DIMENSION_OPERATORS.join(' ')}`);
       return { text: filter.text, on: 'dimension', key: field, op, value };
     }
-    throw bad(filter, unknownField(field, dimensions, metrics, withheld, period));
+    throw bad(filter, unknownField(field, dimensions, metrics, { known, withheld }, period));
   });
 }
 
@@ -49,11 +50,12 @@ function unknownField(
   field: string,
   dimensions: readonly string[],
   metrics: readonly MetricPlan[],
-  withheld: ReadonlySet<string>,
+  { known, withheld }: { known: ReadonlySet<string>; withheld: ReadonlySet<string> },
   period?: string,
 ): string {
   if (field === period) return `the period key ${field} is not filtered; dateFrom and dateTo choose the periods`;
   if (withheld.has(field)) return `${field} is not among your plan's metrics`;
+  if (known.has(field)) return `${field} is a metric this answer does not return; add it to metrics to filter on it`;
   const names = [...dimensions, ...metrics.map((m) => m.name)];
   const meant = names.find((name) => name.toLowerCase() === field.toLowerCase());
   if (meant) return `no field ${field}; did you mean ${meant}? (names are case-sensitive)`;

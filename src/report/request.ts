@@ -231,7 +231,14 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
   const withheld = new Set(
     plan.conversionMetrics ? [] : [...catalogue.values()].filter((m) => m.conversionDerived).map((m) => m.name),
   );
-  const filters = planFilters(params.filter ?? [], DIMENSION_KEYS[grouping], metrics, withheld, params.interval);
+  const known = new Set(catalogue.keys());
+  const filters = planFilters(
+    params.filter ?? [],
+    DIMENSION_KEYS[grouping],
+    metrics,
+    { known, withheld },
+    params.interval,
+  );
 
   const prepared = {
     scope,
