@@ -433,6 +433,14 @@ CREATE INDEX reports_listing ON public.reports USING btree (organization_id, nam
 CREATE INDEX segment_campaigns_campaign ON public.segment_campaigns USING btree (campaign_id);
 CREATE INDEX segments_listing ON public.segments USING btree (organization_id, name, id);
 
+CREATE OR REPLACE FUNCTION public.after_full_month(p_from date, p_to date)
+ RETURNS date
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select greatest(date_trunc('month', (p_to + 1)::timestamp)::date, first_full_month(p_from))
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bump_report_versions()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -847,6 +855,15 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.first_full_month(p_from date)
+ RETURNS date
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select case when extract(day from p_from) = 1 then p_from
+              else (date_trunc('month', p_from::timestamp) + interval '1 month')::date end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.formula_add(a double precision, b double precision)
  RETURNS double precision
  LANGUAGE sql
@@ -1243,10 +1260,6 @@ AS $function$
     select a.id, a.currency, a.currency = p_currency as same,
            exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = p_currency) as rolled
     from ad_accounts a where a.id = any(p_accounts)
-  ), bounds as (
-    select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
-    from (select case when p_from = date_trunc('month', p_from)::date then p_from
-                      else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
   ), same as (
     select array_agg(id) as ids from accounts where same
   ), rolled as (
@@ -1260,38 +1273,38 @@ AS $function$
   )
   select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
          m.conversion_value, m.video_views, m.video_completions
-  from facts_campaign_monthly m, bounds b, same s
-  where m.ad_account_id = any(s.ids) and m.month >= b.first_full and m.month < b.after_full
+  from facts_campaign_monthly m, same s
+  where m.ad_account_id = any(p_accounts) and m.ad_account_id = any(s.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
          d.conversion_value, d.video_views, d.video_completions
-  from facts_campaign_daily d, bounds b, same s
-  where d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to and d.day < b.first_full
+  from facts_campaign_daily d, same s
+  where d.ad_account_id = any(p_accounts) and d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to and d.day < first_full_month(p_from)
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
          d.conversion_value, d.video_views, d.video_completions
-  from facts_campaign_daily d, bounds b, same s
-  where d.ad_account_id = any(s.ids) and d.day >= b.after_full and d.day <= p_to
+  from facts_campaign_daily d, same s
+  where d.ad_account_id = any(p_accounts) and d.ad_account_id = any(s.ids) and d.day >= after_full_month(p_from, p_to) and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
   select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
          m.conversion_value, m.video_views, m.video_completions
-  from facts_campaign_monthly_converted m, bounds b, rolled o
-  where m.currency = p_currency and m.ad_account_id = any(o.ids) and m.month >= b.first_full and m.month < b.after_full
+  from facts_campaign_monthly_converted m, rolled o
+  where m.currency = p_currency and m.ad_account_id = any(p_accounts) and m.ad_account_id = any(o.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
          d.conversion_value, d.video_views, d.video_completions
-  from facts_campaign_daily_converted d, bounds b, rolled o
-  where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to and d.day < b.first_full
+  from facts_campaign_daily_converted d, rolled o
+  where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to and d.day < first_full_month(p_from)
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
          d.conversion_value, d.video_views, d.video_completions
-  from facts_campaign_daily_converted d, bounds b, rolled o
-  where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= b.after_full and d.day <= p_to
+  from facts_campaign_daily_converted d, rolled o
+  where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids) and d.day >= after_full_month(p_from, p_to) and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
   select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
@@ -1299,9 +1312,9 @@ AS $function$
   from facts_campaign_daily d
   join accounts a on a.id = d.ad_account_id
   join factors x on x.currency = a.currency and x.day = d.day
-  , bounds b, daily o
+  , daily o
   -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
-  where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
+  where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
 $function$;
 
@@ -1403,10 +1416,6 @@ AS $function$
     select a.id, a.currency, a.currency = p_currency as same,
            exists (select 1 from converted_currencies r where r.organization_id = a.organization_id and r.currency = p_currency) as rolled
     from ad_accounts a where a.id = any(p_accounts)
-  ), bounds as (
-    select m.first_full, greatest(date_trunc('month', p_to + 1)::date, m.first_full) as after_full
-    from (select case when p_from = date_trunc('month', p_from)::date then p_from
-                      else (date_trunc('month', p_from) + interval '1 month')::date end as first_full) m
   ), same as (
     select array_agg(id) as ids from accounts where same
   ), rolled as (
@@ -1416,32 +1425,31 @@ AS $function$
   ), factors as materialized (
     select c.currency, d::date as day, fx_factor(c.currency, p_currency, d::date) as factor
     from (select distinct currency from accounts where not same) c
-    cross join bounds b
     cross join generate_series(p_from, p_to, interval '1 day') d
-    where d < b.first_full or d >= b.after_full or exists (select 1 from accounts where not same and not rolled)
+    where d < first_full_month(p_from) or d >= after_full_month(p_from, p_to) or exists (select 1 from accounts where not same and not rolled)
   )
   select m.ad_account_id, m.campaign_id, m.creative_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
          m.conversion_value, m.video_views, m.video_completions
-  from facts_monthly m, bounds b, same s
-  where m.ad_account_id = any(s.ids) and m.month >= b.first_full and m.month < b.after_full
+  from facts_monthly m, same s
+  where m.ad_account_id = any(p_accounts) and m.ad_account_id = any(s.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend, f.conversions,
          f.conversion_value, f.video_views, f.video_completions
-  from facts f, bounds b, same s
-  where f.ad_account_id = any(s.ids) and f.day >= p_from and f.day <= p_to and f.day < b.first_full
+  from facts f, same s
+  where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(s.ids) and f.day >= p_from and f.day <= p_to and f.day < first_full_month(p_from)
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend, f.conversions,
          f.conversion_value, f.video_views, f.video_completions
-  from facts f, bounds b, same s
-  where f.ad_account_id = any(s.ids) and f.day >= b.after_full and f.day <= p_to
+  from facts f, same s
+  where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(s.ids) and f.day >= after_full_month(p_from, p_to) and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
   select m.ad_account_id, m.campaign_id, m.creative_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
          m.conversion_value, m.video_views, m.video_completions
-  from facts_monthly_converted m, bounds b, rolled o
-  where m.currency = p_currency and m.ad_account_id = any(o.ids) and m.month >= b.first_full and m.month < b.after_full
+  from facts_monthly_converted m, rolled o
+  where m.currency = p_currency and m.ad_account_id = any(p_accounts) and m.ad_account_id = any(o.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
@@ -1449,8 +1457,8 @@ AS $function$
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
-  , bounds b, rolled o
-  where f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to and f.day < b.first_full
+  , rolled o
+  where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to and f.day < first_full_month(p_from)
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
@@ -1458,8 +1466,8 @@ AS $function$
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
-  , bounds b, rolled o
-  where f.ad_account_id = any(o.ids) and f.day >= b.after_full and f.day <= p_to
+  , rolled o
+  where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(o.ids) and f.day >= after_full_month(p_from, p_to) and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
@@ -1467,9 +1475,9 @@ AS $function$
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
-  , bounds b, daily o
+  , daily o
   -- Uncorrelated, so PostgreSQL skips the branch when every account has its rollup (a one-time filter).
-  where exists (select 1 from accounts where not same and not rolled) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
+  where exists (select 1 from accounts where not same and not rolled) and f.ad_account_id = any(p_accounts) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
 $function$;
 

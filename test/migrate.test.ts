@@ -92,6 +92,7 @@ const SHIPPED: Record<string, string> = {
   '022_account_daily_rollups': '59daf9e1a20955a6',
   '023_report_scope_fingerprint': '2c6d6ee0326e745a',
   '024_writers_lock': 'bd2d21c20bc3598e',
+  '025_planned_bounds': '70a8167d09ea31e3',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -762,4 +762,21 @@ planning('report data queries are planned for each call; the small ones stay pre
   assert.is(prepared('list-reports'), true);
 });
 
+planning('the edge days of a range are read by the bounds the request names, planned as constants', async () => {
+  // Migration 025: bounds from a CTE were unknown to the planner, which then scanned every fact for the edge days.
+  const t = await testApp();
+  try {
+    const plan = await t.db.sql.unsafe(
+      `explain (format json) select * from report_facts($1, null, '2026-05-11', '2026-11-26', 'USD')`,
+      [['00000000-0000-4000-8000-000000000000']] as never[],
+    );
+    const text = JSON.stringify(plan);
+    assert.ok(text.includes("'2026-06-01'::date"), 'the first whole month, folded');
+    assert.ok(text.includes("'2026-11-01'::date"), 'the month after the last whole one, folded');
+    assert.not.ok(text.includes('bounds'), text.slice(0, 400));
+  } finally {
+    await t.close();
+  }
+});
+
 planning.run();
