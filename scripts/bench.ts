@@ -1,5 +1,5 @@
 // npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only
-// http,data,periods,currencies,exports,fair,replicas]: builds the data set, starts the server, drives it with
+// http,data,periods,currencies,dashboards,exports,fair,replicas]: builds the data set, starts the server, drives it with
 // autocannon (and downloads the exports with curl) from another core, measures the floors in the same run, and prints a
 // Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -56,8 +56,8 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-const runs = (part: 'http' | 'data' | 'periods' | 'currencies' | 'exports' | 'fair' | 'replicas' | 'footprint') =>
-  only === '' || only.split(',').includes(part);
+type Part = 'http' | 'data' | 'periods' | 'currencies' | 'dashboards' | 'exports' | 'fair' | 'replicas' | 'footprint';
+const runs = (part: Part) => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL)
   throw new Error('set DATABASE_URL, or run --scale 0.1 on the embedded database');
@@ -725,7 +725,7 @@ try {
   // The same shape with accounts in USD, EUR and GBP (daily ECB rates for EUR and GBP) and its report in EUR: every
   // grouping converts, and is measured against the one-currency report above.
   const converted =
-    runs('currencies') || runs('periods')
+    runs('currencies') || runs('periods') || runs('dashboards')
       ? await dataSet(
           sql,
           `Bench currencies ${scale}`,
@@ -1096,6 +1096,43 @@ try {
     }
   }
 
+  if (converted && runs('dashboards')) {
+    // docs/decisions.md §6 on the multi-currency set (every answer converts), 200 days: each answer against its plain
+    // twin, measured one after the other in the same run.
+    const dashboardAuth = { authorization: `Bearer ${await tokenFor(server.url, converted.client)}` };
+    const [{ last: end }] =
+      await sql`select max(day)::text as last from facts where organization_id = ${converted.org}`;
+    const dayBefore = (day: string, n: number) => new Date(Date.parse(day) - n * 86_400_000).toISOString().slice(0, 10);
+    const span = 200;
+    const start = dayBefore(end, span - 1);
+    const compare = `&compareFrom=${dayBefore(start, span)}&compareTo=${dayBefore(start, 1)}`;
+    const shapes: [string, string, number][] = [
+      ['a filter (spend>100 and a name =@)', '&filter=spend>100&filter=campaignName=@a', 1.3],
+      ['a summary', '&summary=true', 1.3],
+      ['a comparison range (the 200 days before)', compare, 2.3],
+    ];
+    for (const groupBy of ['campaign', 'creative']) {
+      const plainUrl = `${server.url}/v1/reports/${converted.report}/data?dateFrom=${start}&dateTo=${end}&groupBy=${groupBy}&metrics=impressions,clicks,spend,ctr,cpc`;
+      await warm(plainUrl, dashboardAuth);
+      for (const [what, query, bound] of shapes) {
+        const asked = groupBy === 'creative' ? query.replace('campaignName', 'creativeName') : query;
+        log(`dashboards ${groupBy}: plain, then ${what}`);
+        await warm(`${plainUrl}${asked}`, dashboardAuth);
+        const plain = await load(plainUrl, server.pid, DATA_C, dashboardAuth);
+        const shaped = await load(`${plainUrl}${asked}`, server.pid, DATA_C, dashboardAuth);
+        rows.push(
+          [`data groupBy=${groupBy}, ${span} days, EUR over three currencies, plain (c=${DATA_C})`, plain],
+          [`the same with ${what} (c=${DATA_C})`, shaped],
+        );
+        targets.push([
+          `${groupBy} with ${what} p50 ≤ ${bound}× plain`,
+          `${f(shaped.p50 / plain.p50, 2)}× (${f(shaped.p50, 1)} ms against ${f(plain.p50, 1)} ms)${errorNote(plain, shaped)}`,
+          shaped.p50 <= bound * plain.p50 && clean(plain, shaped),
+        ]);
+      }
+    }
+  }
+
   if (runs('exports')) {
     // The export data set is one day of facts: the day it was generated on, which a later run must reuse.
     const [{ day, n: exported }] =
@@ -1153,6 +1190,30 @@ try {
     after.push(
       `| ten data answers with a custom metric at once, three clients, ${f(dataRowsEach)} rows each | | | | ${f(tenData.peak)} |`,
     );
+    // The same with a summary and a comparison range (the day before: every row's other side is zeros).
+    const dayBefore = new Date(Date.parse(day) - 86_400_000).toISOString().slice(0, 10);
+    const shapedData = `${bigData}&summary=true&compareFrom=${dayBefore}&compareTo=${dayBefore}`;
+    log('the same ten with a summary and a comparison range');
+    await fetch(shapedData, { headers: { authorization: `Bearer ${exportToken}` } }).then((res) => res.arrayBuffer());
+    const shapedIdle = rssMb(server.pid);
+    const tenShaped = await peakRss(server.pid, () =>
+      Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const res = await fetch(shapedData, { headers: { authorization: `Bearer ${dataTokens[i % 3]}` } });
+          const body = await res.json();
+          return res.status === 200 && body.summary ? (body.rows.length as number) : -1;
+        }),
+      ),
+    );
+    const shapedRowsEach = Math.min(...tenShaped.result);
+    after.push(
+      `| the same with a summary and a comparison range, ${f(shapedRowsEach)} rows each | | | | ${f(tenShaped.peak)} |`,
+    );
+    targets.push([
+      'ten concurrent 100,000-row answers with a summary and a comparison add < 100 MB',
+      `+${f(tenShaped.peak - shapedIdle)} MB over ${f(shapedIdle)} MB (${f(shapedRowsEach)} rows each)`,
+      tenShaped.peak - shapedIdle < 100 && shapedRowsEach >= 100_000 * Math.min(1, exported / 100_000) * 0.9,
+    ]);
     targets.push(
       ['CSV ≥ 300,000 rows/s', `${f(exported / csv.seconds)} rows/s`, exported / csv.seconds >= 300_000],
       [
