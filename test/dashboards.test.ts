@@ -15,12 +15,17 @@ import { csvRecords } from './support/csv.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { fixtureReport, importCsv, HEADER } from './support/importFixture.ts';
 
-type Ctx = { t: TestApp; token: string; report: string };
+type Ctx = { t: TestApp; token: string; report: string; euros: string };
 type Row = { dimensions: Record<string, string | null>; metrics: Record<string, number | null> };
 type Numbers = Record<string, number | null>;
 
 const it = suite<Ctx>('filters, summaries and comparisons');
-const PER_VIEW = { name: 'per_view', formula: 'spend / video_views' };
+const CUSTOM = [
+  { name: 'per_view', formula: 'spend / video_views' },
+  { name: 'engaged', formula: '(clicks + conversions) / impressions * 100' },
+  { name: 'margin', formula: 'conversion_value - spend' },
+  { name: 'completion', formula: 'video_completions / video_views' },
+];
 
 it.before(async (ctx) => {
   const t = (ctx.t = await testApp({ env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '8' } }));
@@ -43,10 +48,19 @@ it.before(async (ctx) => {
   const [chf] = await t.db.sql`select id from ad_accounts where organization_id = ${org} and currency = 'CHF'`;
   await t.db
     .sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${report}, ${chf.id})`;
-  await t.db.sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
-    values (${org}, ${PER_VIEW.name}, 'Spend per view', 'money', 'currency', ${PER_VIEW.formula})`;
+  for (const { name, formula } of CUSTOM) {
+    await t.db.sql`insert into custom_metrics (organization_id, name, display_name, kind, unit, formula)
+      values (${org}, ${name}, ${name}, 'decimal', 'none', ${formula})`;
+  }
+  // The same report in EUR: every account's money converts the other way, CHF's still without a rate.
+  const [euros] = await t.db.sql`insert into reports (organization_id, name, kind, currency, metrics, groupings)
+    select organization_id, 'Fixture in EUR', kind, 'EUR', metrics, groupings from reports where id = ${report}
+    returning id`;
+  await t.db.sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+    select organization_id, ${euros.id}, ad_account_id from report_ad_accounts where report_id = ${report}`;
   ctx.token = await getToken(t, await createClient(t.db.sql, org));
   ctx.report = report;
+  ctx.euros = euros.id;
 });
 it.after(async (ctx) => ctx.t.close());
 
@@ -64,11 +78,14 @@ const METRICS = [
 ];
 const DAYS = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-02-10'];
 const GROUPINGS: Grouping[] = ['total', 'campaign', 'month', 'ad-account', 'video', 'creative'];
-const CATALOGUE = metricCatalogue([PER_VIEW]);
+const CATALOGUE = metricCatalogue(CUSTOM);
 
+/** q's answer from the report of its currency (`currency=EUR`: the report in EUR; not sent). */
 async function get(ctx: Ctx, what: string, q: URLSearchParams) {
-  const res = await ctx.t.fetch(`/v1/reports/${ctx.report}/${what}?${q}`, bearer(ctx.token));
-  return res;
+  const query = new URLSearchParams(q);
+  query.delete('currency');
+  const report = q.get('currency') === 'EUR' ? ctx.euros : ctx.report;
+  return ctx.t.fetch(`/v1/reports/${report}/${what}?${query}`, bearer(ctx.token));
 }
 
 async function data(ctx: Ctx, q: URLSearchParams) {
@@ -119,12 +136,14 @@ it('a filtered answer is the plain answer filtered, over groupings, intervals an
       groupBy: fc.constantFrom(...GROUPINGS),
       metrics: fc.subarray(METRICS, { minLength: 1 }),
       interval: fc.option(fc.constantFrom('day', 'week', 'month')),
+      currency: fc.constantFrom('USD', 'EUR'),
       range,
     })
     .chain((p) => filters(p.groupBy, p.metrics).map((f) => ({ ...p, filters: f })));
   await fc.assert(
     fc.asyncProperty(params, async (p) => {
       const q = new URLSearchParams({ groupBy: p.groupBy, dateFrom: p.range[0], dateTo: p.range[1] });
+      q.set('currency', p.currency);
       q.set('metrics', p.metrics.join(','));
       if (p.interval && p.groupBy !== 'month') q.set('interval', p.interval);
       const plain = await data(ctx, q);
@@ -164,14 +183,16 @@ it('a summary is the formulas over the summed rows, never an average, in JSON, C
     groupBy: fc.constantFrom(...GROUPINGS),
     metrics: fc.subarray(METRICS, { minLength: 1 }),
     interval: fc.option(fc.constantFrom('day', 'week', 'month')),
-    filter: fc.option(fc.constantFrom('impressions>600', 'spend>=0', 'ctr<4')),
+    filter: fc.option(fc.constantFrom('impressions>600', 'spend>=0', 'ctr<4', 'margin<0')),
+    currency: fc.constantFrom('USD', 'EUR'),
     range,
   });
   await fc.assert(
     fc.asyncProperty(params, async (p) => {
       const q = new URLSearchParams({ groupBy: p.groupBy, dateFrom: p.range[0], dateTo: p.range[1] });
+      q.set('currency', p.currency);
       if (p.interval && p.groupBy !== 'month') q.set('interval', p.interval);
-      q.set('metrics', [...BASE_METRICS, 'ctr'].join(','));
+      q.set('metrics', [...BASE_METRICS, 'ctr', 'margin'].join(','));
       if (p.filter) q.append('filter', p.filter);
       const sums = summed((await data(ctx, q)).rows.map((row: Row) => row.metrics));
       // A metric filter names a metric the answer returns (docs/decisions.md §6).
@@ -211,6 +232,7 @@ it('a comparison row is the plain answer of the comparison range for the same ke
     metrics: fc.subarray(METRICS, { minLength: 1 }),
     range,
     compare: range,
+    currency: fc.constantFrom('USD', 'EUR'),
     summary: fc.boolean(),
     sort: fc.boolean(),
   });
@@ -219,10 +241,17 @@ it('a comparison row is the plain answer of the comparison range for the same ke
       const plainOf = async ([from, to]: string[]) =>
         data(
           ctx,
-          new URLSearchParams({ groupBy: p.groupBy, dateFrom: from, dateTo: to, metrics: p.metrics.join(',') }),
+          new URLSearchParams({
+            groupBy: p.groupBy,
+            dateFrom: from,
+            dateTo: to,
+            metrics: p.metrics.join(','),
+            currency: p.currency,
+          }),
         );
       const [main, other] = [await plainOf(p.range), await plainOf(p.compare)];
       const q = new URLSearchParams({ groupBy: p.groupBy, dateFrom: p.range[0], dateTo: p.range[1] });
+      q.set('currency', p.currency);
       q.set('metrics', p.metrics.join(','));
       q.set('compareFrom', p.compare[0]);
       q.set('compareTo', p.compare[1]);
@@ -243,7 +272,11 @@ it('a comparison row is the plain answer of the comparison range for the same ke
         const [m, c] = [mains.get(key(row)) as Row | undefined, others.get(key(row)) as Row | undefined];
         assert.equal(row.dimensions, (m ?? c)!.dimensions, q.toString());
         assert.equal(row.metrics, m?.metrics ?? zero, `${q}: main range of ${key(row)}`);
-        assert.equal(row.compare.metrics, c?.metrics ?? zero, `${q}: comparison range of ${key(row)}`);
+        assert.equal(
+          row.compare.metrics,
+          c?.metrics ?? zero,
+          `${q}: comparison range of ${key(row)}: ${JSON.stringify([answer.rows, other.rows])}`,
+        );
       }
       // The main range's rows keep their order among themselves (by name, or sorted by the main range's numbers).
       const order = answer.rows.filter((row: Row) => mains.has(key(row))).map(key);
