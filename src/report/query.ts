@@ -159,14 +159,19 @@ function bothRanges(main: string, other: string, data: PreparedData): string {
   return `select ${columns.join(', ')} from ${side(main)} m ${join} ${side(other)} c${condition}`;
 }
 
+/** A composed row's sums: the base metrics', then with a comparison range the same over it. */
+const sumColumns = (data: PreparedData) => [
+  ...BASE_METRICS,
+  ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : []),
+];
+
 /** A last row of totals after rows (marked _total): the sums of every row, money null where any row's is. */
 function withSummary(rows: string, data: PreparedData): string {
-  const sums = [...BASE_METRICS, ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : [])];
   const total = (column: string) =>
     MONEY.has(column.replace(COMPARED, ''))
       ? `case when count(*) = count(${column}) then coalesce(sum(${column}), 0) end`
       : `coalesce(sum(${column}), 0)`;
-  const columns = [...data.keys.map(() => 'null'), ...sums.map(total), 'true'];
+  const columns = [...data.keys.map(() => 'null'), ...sumColumns(data).map(total), 'true'];
   return (
     `with answer as (\n${rows}\n)\n` +
     `select a.*, false as _total from answer a union all select ${columns.join(', ')} from answer`
@@ -194,10 +199,9 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
   }
   const bind = (value: string | number) => `$${params.push(value)}`;
   const where = data.filters.map((filter) => filterSql(filter, bind));
-  const sums = [...BASE_METRICS, ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : [])];
   const columns = [
     ...data.keys.map((key) => (key === interval ? `s.period as ${quoted(key)}` : `s.${quoted(key)}`)),
-    ...sums.map((sum) => `s.${sum}`),
+    ...sumColumns(data).map((sum) => `s.${sum}`),
   ];
   const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
   const order = [
