@@ -180,6 +180,30 @@ export function answerPlan(
   return prepared;
 }
 
+/**
+ * The metrics an answer returns (docs/decisions.md §6: conversion-derived ones silently absent on plans without them;
+ * an unknown name is a 400) and its filters, checked against them and the rows' keys.
+ */
+function answerMetrics(scope: ReportScope, params: DataParams, plan: Plan) {
+  const catalogue = catalogueOf(scope);
+  const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
+  if (unknown.length) throw bad(`metrics: unknown metric ${unknown.join(', ')}.`);
+  const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
+  const metrics = names
+    .map((name) => catalogue.get(name))
+    .filter(
+      (metric): metric is MetricPlan => metric !== undefined && (plan.conversionMetrics || !metric.conversionDerived),
+    );
+  // A conversion-derived metric the plan does not give is named as such when a filter asks for it.
+  const withheld = new Set(
+    plan.conversionMetrics ? [] : [...catalogue.values()].filter((m) => m.conversionDerived).map((m) => m.name),
+  );
+  const known = new Set(catalogue.keys());
+  const keys = DIMENSION_KEYS[params.groupBy];
+  const filters = planFilters(params.filter ?? [], keys, metrics, { known, withheld }, params.interval);
+  return { metrics, filters };
+}
+
 /** The answer's plan and ETag (docs/decisions.md §6); a request it cannot answer is a 400. */
 function describe(scope: ReportScope, params: DataParams, plan: Plan, format: string): Omit<PreparedData, 'resume'> {
   const grouping = params.groupBy;
@@ -194,16 +218,7 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
   if (params.nameFilter !== undefined && UNNAMED.includes(grouping))
     throw bad(`nameFilter does not apply to groupBy=${grouping}, whose rows have no name.`);
 
-  const catalogue = catalogueOf(scope);
-  const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
-  if (unknown.length) throw bad(`metrics: unknown metric ${unknown.join(', ')}.`);
-  // docs/decisions.md §6: conversion-derived metrics are silently absent on plans without them.
-  const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
-  const metrics = names
-    .map((name) => catalogue.get(name))
-    .filter(
-      (metric): metric is MetricPlan => metric !== undefined && (plan.conversionMetrics || !metric.conversionDerived),
-    );
+  const { metrics, filters } = answerMetrics(scope, params, plan);
 
   if (params.sort !== undefined) {
     if (!SORTABLE.includes(grouping))
@@ -225,19 +240,6 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
   const freshness = accounts.reduce<string | null>(
     (newest, a) => (a.fetchedAt && (!newest || a.fetchedAt > newest) ? a.fetchedAt : newest),
     null,
-  );
-
-  // A conversion-derived metric the plan does not give is named as such when a filter asks for it.
-  const withheld = new Set(
-    plan.conversionMetrics ? [] : [...catalogue.values()].filter((m) => m.conversionDerived).map((m) => m.name),
-  );
-  const known = new Set(catalogue.keys());
-  const filters = planFilters(
-    params.filter ?? [],
-    DIMENSION_KEYS[grouping],
-    metrics,
-    { known, withheld },
-    params.interval,
   );
 
   const prepared = {
