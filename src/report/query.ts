@@ -203,12 +203,18 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     ...data.keys.map((key) => (key === interval ? `s.period as ${quoted(key)}` : `s.${quoted(key)}`)),
     ...sumColumns(data).map((sum) => `s.${sum}`),
   ];
+  // The grouping's query is in the answer's order already, and a filter or the summary's CTE keeps it; a sort or the
+  // comparison's join orders anew. (Ordering again by the text of a period its query sorts by date would sort
+  // every row a second time.)
   const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
-  const order = [
-    ...(interval === undefined ? [] : ['s.period']),
-    ...(metric ? [`${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`] : []),
-    ...ROW_ORDER[data.grouping].map((key) => `s.${quoted(key)}`),
-  ];
+  const order =
+    !metric && !data.compared
+      ? []
+      : [
+          ...(interval === undefined ? [] : ['s.period']),
+          ...(metric ? [`${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`] : []),
+          ...ROW_ORDER[data.grouping].map((key) => `s.${quoted(key)}`),
+        ];
   const rows =
     `select ${columns.join(', ')} from ${from}` +
     (where.length ? ` where ${where.join(' and ')}` : '') +
