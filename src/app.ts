@@ -11,7 +11,7 @@ import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
 import { planCache, storePlanReader, type PlanReader } from './billing/plans.ts';
 import { ApiError } from './http/problem.ts';
 import { quota } from './billing/quota/charging.ts';
-import { dataCost, readReportRequest, reportQuery, type ReportCall, type ReportRequest } from './report/request.ts';
+import { dataCost, reportReading, type ReportCall, type ReportRequest } from './report/request.ts';
 import { revocations } from './auth/revocations.ts';
 import { health } from './routes/health.ts';
 import { me } from './routes/me.ts';
@@ -100,12 +100,13 @@ export function createApp(deps: AppDeps): App {
   const reads = standbyReads(primary, config);
   const issuers = tokenIssuers(sql, config.baseUrl);
   const revoked = revocations(sql, clock);
+  const source = readSource(reads, primary);
   const steps = pipelineSteps({
     withPrincipal: authenticate(tokenVerifier(keys, issuers), revoked, clock),
     withPlan: requirePlan(plans),
     charge: meter.charge,
-    reads: readSource(reads, primary),
-    resumePoint: readResumePoint(sql),
+    reads: source,
+    readReport: reportReading({ resumePoint: readResumePoint(sql), reads: source }),
   });
   const { admitted, free, report, principal } = steps;
 
@@ -185,7 +186,8 @@ type StepDeps = {
   charge: ReturnType<typeof quota>['charge'];
   /** Where a request's reads run: the primary, or a standby that has replayed what it must see. */
   reads: (ctx: Context) => ReadSource | Promise<ReadSource>;
-  resumePoint: ReturnType<typeof readResumePoint>;
+  /** A report request read before its charge: its query, resume point, source and report (report/request.ts). */
+  readReport: ReturnType<typeof reportReading>;
 };
 
 /**
@@ -194,7 +196,7 @@ type StepDeps = {
  * resources (404) before the work. Each step passes the next what it found; each answers at once from memory when it
  * can (whenReady), so a request that waits for nothing takes no promise.
  */
-function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: StepDeps) {
+function pipelineSteps({ withPrincipal, withPlan, charge, reads, readReport }: StepDeps) {
   // The cheap routes run these on every request: written out with instanceof rather than whenReady, a request that
   // waits for nothing makes no closure either.
   const planned = (principal: Principal, plan: Plan, scope: Scope): Caller => {
@@ -234,26 +236,16 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, resumePoint }: 
       return chargeOne(ctx, caller, handler);
     },
 
-    /**
-     * Report data and exports: impossible dates are refused before the charge, whose cost needs the report, read once
-     * (with the parameters) from where its data will be read. An answer with an interval reads its resume point
-     * before that source is chosen (report/changes.ts).
-     */
+    /** Report data and exports: charged what the report read before the charge says they cost. */
     report: (scope: Scope, cost: (report: ReportRequest) => number, handler: Handler<ReportCall>) => (ctx: Context) =>
-      whenReady(admit(ctx, scope), (caller) => {
-        const query = reportQuery(ctx);
-        if (query.impossibleDate) throw query.impossibleDate;
-        return whenReady(resumePoint(query), (resume) =>
-          whenReady(reads(ctx), (source) =>
-            readReportRequest(ctx, caller.principal, source.sql, query).then((report) =>
-              whenReady(charge(ctx, caller, cost(report)), (charged) => {
-                refuseUndeclared(ctx);
-                return handler(ctx, { ...charged, reads: source, report, resume });
-              }),
-            ),
-          ),
-        );
-      }) as Answering,
+      whenReady(admit(ctx, scope), (caller) =>
+        readReport(ctx, caller.principal).then((report) =>
+          whenReady(charge(ctx, caller, cost(report)), (charged) => {
+            refuseUndeclared(ctx);
+            return handler(ctx, { ...charged, reads: report.reads, report });
+          }),
+        ),
+      ) as Answering,
 
     /** /v1/me: authenticated, never metered. */
     principal: (handler: (principal: Admitted['principal']) => Answering) => (ctx: Context) =>

@@ -19,7 +19,7 @@ import {
   type Sums,
 } from './metrics.ts';
 import type { Grouping, Interval } from './params.ts';
-import type { PreparedData } from './request.ts';
+import type { PreparedData } from './prepare.ts';
 import { quoted, renderedQuery, type RenderedFormat } from './formats/rendered.ts';
 
 export type SumRow = Sums & Record<string, unknown>;

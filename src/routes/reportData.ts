@@ -6,7 +6,8 @@ import type { HeavyLane } from '../report/lane.ts';
 import { jsonAnswer } from '../report/formats/json.ts';
 import { RESUME_HEADER } from '../report/changes.ts';
 import { dayRange } from '../report/query.ts';
-import { notModified, prepareData, type PreparedData, type ReportCall } from '../report/request.ts';
+import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
+import type { ReportCall } from '../report/request.ts';
 
 /** Headers every answer about this data carries, 304 included. */
 export function dataHeaders(data: PreparedData): Record<string, string> {

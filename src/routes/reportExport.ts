@@ -5,14 +5,8 @@ import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
 import { csvStream, streamCells, streamCsv } from '../report/formats/csv.ts';
 import { streamSheetRows, xlsxStream } from '../report/formats/xlsx.ts';
-import {
-  dataCost,
-  notModified,
-  prepareData,
-  type PreparedData,
-  type ReportCall,
-  type ReportRequest,
-} from '../report/request.ts';
+import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
+import { dataCost, type ReportCall, type ReportRequest } from '../report/request.ts';
 import { dayRange } from '../report/query.ts';
 import { respond } from '../http/respond.ts';
 import { streamedResponse } from '../http/streamed.ts';

@@ -15,7 +15,7 @@ import {
   type DayRange,
   type SumRow,
 } from '../query.ts';
-import type { PreparedData } from '../request.ts';
+import type { PreparedData } from '../prepare.ts';
 import { CopyCsv } from './copyCsv.ts';
 import { nextChunk, type CopyOut } from './copyOut.ts';
 import { copyCsvStatement } from './copyStatement.ts';

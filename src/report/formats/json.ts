@@ -6,7 +6,7 @@ import { chunkStream, streamedResponse } from '../../http/streamed.ts';
 import type { Lent } from '../../store/exclusive.ts';
 import { batches, emptySummary, joined, renderedRows, type DayRange } from '../query.ts';
 import { comparedSums, rowMetrics } from '../metrics.ts';
-import type { PreparedData } from '../request.ts';
+import type { PreparedData } from '../prepare.ts';
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@ import { sheetRow } from './sheetRow.ts';
 import type { Context } from '../../http/context.ts';
 import type { Lent } from '../../store/exclusive.ts';
 import { batches, joined, renderedRows, type DayRange } from '../query.ts';
-import type { PreparedData } from '../request.ts';
+import type { PreparedData } from '../prepare.ts';
 
 const DIMENSION_TITLES: Record<string, string> = {
   campaignId: 'Campaign ID',
