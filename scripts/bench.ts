@@ -1,5 +1,5 @@
 // npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only
-// http,data,periods,currencies,dashboards,exports,fair,replicas]: builds the data set, starts the server, drives it with
+// http,data,periods,currencies,dashboards,exports,fair,replicas,footprint,import]: builds the data set, starts the server, drives it with
 // autocannon (and downloads the exports with curl) from another core, measures the floors in the same run, and prints a
 // Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -24,6 +24,7 @@ import {
   type Bouncer,
   type PostgresServer,
 } from './postgresServers.ts';
+import { importPart } from './benchImport.ts';
 
 const flags = (() => {
   try {
@@ -56,7 +57,17 @@ const duration = number('duration', flags.duration);
 const rounds = Math.max(1, Math.round(number('rounds', flags.rounds)));
 // --only exports (or http, data): one part of the run, to iterate on it; the targets of the parts not run are skipped.
 const only = flags.only;
-type Part = 'http' | 'data' | 'periods' | 'currencies' | 'dashboards' | 'exports' | 'fair' | 'replicas' | 'footprint';
+type Part =
+  | 'http'
+  | 'data'
+  | 'periods'
+  | 'currencies'
+  | 'dashboards'
+  | 'exports'
+  | 'fair'
+  | 'replicas'
+  | 'footprint'
+  | 'import';
 const runs = (part: Part) => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL)
@@ -708,6 +719,19 @@ if (only === 'footprint') {
   const part = await footprintPart();
   console.log([machine('embedded PGlite'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
   keepLogs = false;
+  process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
+}
+if (only === 'import') {
+  const part = await importPart();
+  console.log(
+    [
+      machine(embedded ? 'embedded PGlite' : 'PostgreSQL'),
+      '',
+      ...tableHead,
+      ...part.rows,
+      ...targetTable(part.targets),
+    ].join('\n'),
+  );
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
 if (only === 'replicas') {
@@ -1377,6 +1401,11 @@ try {
         timedOut === 0 && heavyStatuses.length > 0,
       ],
     );
+  }
+  if (runs('import')) {
+    const part = await importPart();
+    after.push(...part.rows);
+    targets.push(...part.targets);
   }
   if (runs('replicas') && !replicasSkipped()) {
     const part = await replicasPart();

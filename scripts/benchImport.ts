@@ -1,0 +1,197 @@
+// npm run bench -- --only import: loading facts. `readout import` of a file of 500,000 rows, timed as an operator runs
+// it (the CLI's own process), beside PostgreSQL's COPY FROM of the same file into a table of its columns; then a
+// restatement of the last 28 days of every creative; the database's bytes per fact, native and with the report's
+// converted currency. Each on a fresh database: PostgreSQL's (DATABASE_URL's server), else an embedded one at a tenth.
+import { spawn } from 'node:child_process';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import postgres from 'postgres';
+import { runCommand } from '../src/cli/run.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { openDatabase } from '../src/store/open.ts';
+import type { Sql } from '../src/store/database.ts';
+
+type Part = { rows: string[]; targets: [string, string, boolean][] };
+const log = (line: string) => process.stderr.write(`bench: import: ${line}\n`);
+const f = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+const DAY_MS = 86_400_000;
+const HEADER =
+  'date,platform,account_id,account_name,currency,campaign_id,campaign_name,creative_id,creative_name,format,' +
+  'impressions,clicks,spend,conversions,conversion_value,video_views,video_completions';
+
+/** creatives × days rows ending yesterday, over 20 accounts (even ones in USD, odd in EUR); version moves the numbers. */
+function factsFile(path: string, creatives: number, days: number, version: number) {
+  const lines = [HEADER];
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
+  for (let d = days; d >= 1; d--) {
+    const day = new Date(today - d * DAY_MS).toISOString().slice(0, 10);
+    for (let c = 0; c < creatives; c++) {
+      const account = c % 20;
+      const campaign = c % 2000;
+      const impressions = 1000 + ((c * 7 + d * 13 + version) % 5000);
+      const clicks = impressions % 97;
+      const spend = ((impressions * 3 + version) % 10000) / 100;
+      lines.push(
+        `${day},meta-ads,acc-${account},Account ${account},${account % 2 ? 'EUR' : 'USD'},cmp-${campaign},` +
+          `Campaign ${campaign},cr-${c},Creative ${c},${c % 5 ? 'image' : 'video'},${impressions},${clicks},` +
+          `${spend},${clicks % 7},${(spend * 1.5).toFixed(2)},${c % 5 ? 0 : impressions >> 1},${c % 5 ? 0 : impressions >> 2}`,
+      );
+    }
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return lines.length - 1;
+}
+
+/** Daily USD-per-EUR rates as the ECB publishes them, from before the facts' first day to today. */
+function ecbFile(days: number): string {
+  const lines = ['Date,USD,'];
+  for (let d = days + 10; d >= 0; d--) {
+    const day = new Date(Date.now() - d * DAY_MS);
+    lines.push(`${day.toISOString().slice(0, 10)},${(1.1 + Math.sin(d / 17) / 50).toFixed(4)},`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function cli(sql: Sql, argv: string[], readText?: () => Promise<string>) {
+  const out = await runCommand([...argv, '--json'], { sql, now: Date.now(), progress: () => {}, readText });
+  if (out.code !== 0) throw new Error(`${argv.join(' ')}: ${out.stderr}`);
+  return JSON.parse(out.stdout);
+}
+
+/** `readout import` as its own process, as an operator runs it; the seconds it took. */
+function timedImport(env: Record<string, string>, org: string, file: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn('node', ['--import', 'tsx', 'src/cli.ts', 'import', '--org', org, '--file', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) =>
+    child.on('exit', (code) =>
+      code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`import: ${stderr}`)),
+    ),
+  );
+}
+
+const FACT_TABLES = ['facts', 'facts_monthly', 'facts_campaign_monthly', 'facts_campaign_daily', 'facts_account_daily'];
+async function bytesPerFact(sql: Sql) {
+  const size = async (tables: string[]) =>
+    Number((await sql.unsafe(`select ${tables.map((t) => `pg_total_relation_size('${t}')`).join(' + ')} as n`))[0].n);
+  const [{ n }] = await sql`select count(*)::int as n from facts`;
+  const native = await size(FACT_TABLES);
+  const converted = await size(FACT_TABLES.slice(1).map((t) => `${t}_converted`));
+  return { native: native / n, converted: converted / n };
+}
+
+/** A fresh database: on DATABASE_URL's server, or embedded in a folder of its own; dropped after. */
+async function freshDatabase(): Promise<{
+  db: Awaited<ReturnType<typeof openDatabase>>;
+  env: Record<string, string>;
+  drop: () => Promise<void>;
+}> {
+  if (process.env.DATABASE_URL) {
+    const name = `readout_bench_import_${process.pid}`;
+    const admin = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    const db = await openDatabase({ databaseUrl: url.href, poolMode: 'session' });
+    return {
+      db,
+      env: { DATABASE_URL: url.href },
+      drop: async () => {
+        await db.close();
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'readout-bench-import-'));
+  const db = await openDatabase({ dataDir });
+  return {
+    db,
+    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+    drop: async () => {
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function importPart(): Promise<Part> {
+  const embedded = !process.env.DATABASE_URL;
+  // 20,000 creatives × 25 days on PostgreSQL; a tenth of the creatives embedded.
+  const creatives = embedded ? 2000 : 20_000;
+  const days = 25;
+  const restated = 28;
+  const work = mkdtempSync(join(tmpdir(), 'readout-bench-import-files-'));
+  const { db, env, drop } = await freshDatabase();
+  const sql = db.sql;
+  try {
+    await migrate(sql);
+    const org = (await cli(sql, ['org', 'create', '--name', 'Import bench', '--plan', 'enterprise'])).organizationId;
+    await cli(sql, ['fx', 'import', '--file', 'eurofxref-hist.csv'], async () => ecbFile(days + restated));
+    // The accounts first (one day), then a report in EUR over them, so every import keeps its converted rollups.
+    const first = join(work, 'accounts.csv');
+    factsFile(first, 20, 1, 0);
+    await timedImport(env, org, first);
+    await sql`insert into reports (organization_id, name, kind, currency, metrics)
+      values (${org}, 'Import bench', 'standard', 'EUR', ${['impressions', 'clicks', 'spend']})`;
+    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+      select a.organization_id, r.id, a.id from ad_accounts a join reports r on r.organization_id = a.organization_id
+      where a.organization_id = ${org}`;
+
+    const file = join(work, 'facts.csv');
+    const rows = factsFile(file, creatives, days, 1);
+    log(`${f(rows)} rows`);
+    const importSeconds = await timedImport(env, org, file);
+    const restatement = join(work, 'restated.csv');
+    const restatedRows = factsFile(restatement, creatives, restated, 2);
+    log(`restatement, ${f(restatedRows)} rows`);
+    const restateSeconds = await timedImport(env, org, restatement);
+    const bytes = await bytesPerFact(sql);
+    const out: Part = {
+      rows: [
+        `| readout import, ${f(rows)} rows (${creatives} creatives × ${days} days, a EUR report) | ` +
+          `${f(rows / importSeconds)} rows/s | ${f(importSeconds, 1)} s | | |`,
+        `| readout import, restating the last ${restated} days of every creative (${f(restatedRows)} rows) | ` +
+          `${f(restatedRows / restateSeconds)} rows/s | ${f(restateSeconds, 1)} s | | |`,
+        `| bytes per fact: facts and rollups; the report currency's converted rollups | ` +
+          `${f(bytes.native)}; ${f(bytes.converted)} | | | |`,
+      ],
+      targets: [],
+    };
+    if (!embedded) {
+      await sql.unsafe(`create unlogged table copied (
+        day date, platform text, account_id text, account_name text, currency text, campaign_id text, campaign_name text,
+        creative_id text, creative_name text, format text, impressions bigint, clicks bigint, spend float8,
+        conversions float8, conversion_value float8, video_views bigint, video_completions bigint)`);
+      const started = performance.now();
+      await pipeline(createReadStream(file), await sql`copy copied from stdin (format csv, header true)`.writable());
+      const copySeconds = (performance.now() - started) / 1000;
+      out.rows.push(
+        `| COPY FROM of the same file, ${f(rows)} rows | ${f(rows / copySeconds)} rows/s | ${f(copySeconds, 1)} s | | |`,
+      );
+      out.targets.push(
+        ['readout import ≥ 100,000 rows/s', `${f(rows / importSeconds)} rows/s`, rows / importSeconds >= 100_000],
+        [
+          'readout import ≥ 1/3 of COPY FROM',
+          `${f((copySeconds / importSeconds) * 100)} %`,
+          copySeconds / importSeconds >= 1 / 3,
+        ],
+        [
+          'a restatement at the import rate',
+          `${f(restatedRows / restateSeconds)} rows/s`,
+          restatedRows / restateSeconds >= 100_000,
+        ],
+      );
+    }
+    return out;
+  } finally {
+    await drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
