@@ -135,10 +135,7 @@ create table facts (
   conversion_value double precision default 0 not null,
   video_views bigint default 0 not null,
   video_completions bigint default 0 not null,
-  constraint facts_pkey PRIMARY KEY (ad_account_id, day, creative_id),
-  constraint facts_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id),
-  constraint facts_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id),
-  constraint facts_creative_id_fkey FOREIGN KEY (creative_id) REFERENCES creatives(id)
+  constraint facts_pkey PRIMARY KEY (ad_account_id, day, creative_id)
 );
 
 create table facts_account_daily (
@@ -636,6 +633,17 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.defer_rollups()
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  create temporary table if not exists deferred_rollup_days (ad_account_id uuid, day date, primary key (ad_account_id, day))
+    on commit drop;
+  perform set_config('readout.defer_rollups', 'on', true);
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.delete_organization(p_org uuid)
  RETURNS TABLE(clients integer, fact_rows bigint)
  LANGUAGE plpgsql
@@ -744,9 +752,9 @@ begin
   else
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
     from (
-      select ad_account_id, day from (select * from new_rows except select * from old_rows) n
-      union
-      select ad_account_id, day from (select * from old_rows except select * from new_rows) o
+      select distinct ad_account_id, day
+      from new_rows n full join old_rows o using (ad_account_id, day, creative_id)
+      where n is distinct from o
     ) t;
   end if;
   perform stamp_fact_writes(v_accounts, v_days);
@@ -810,8 +818,6 @@ AS $function$
 declare
   v_accounts uuid[];
   v_days date[];
-  v_month_accounts uuid[];
-  v_months date[];
 begin
   if tg_op = 'INSERT' then
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
@@ -823,14 +829,13 @@ begin
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
     from (select ad_account_id, day from new_rows union select ad_account_id, day from old_rows) t;
   end if;
-  if v_accounts is not null then
-    select array_agg(ad_account_id), array_agg(month) into v_month_accounts, v_months
-    from (select distinct ad_account_id, date_trunc('month', day)::date as month from unnest(v_accounts, v_days) as t(ad_account_id, day)) m;
-    perform rebuild_facts_monthly(v_month_accounts, v_months);
-    perform rebuild_facts_campaign_monthly(v_month_accounts, v_months);
-    perform rebuild_facts_campaign_daily(v_accounts, v_days);
-    perform lock_converted_rollups(false);
-    perform rebuild_converted_rollups(v_month_accounts, v_months, null);
+  if v_accounts is null then
+    return null;
+  end if;
+  if current_setting('readout.defer_rollups', true) = 'on' then
+    insert into deferred_rollup_days select * from unnest(v_accounts, v_days) on conflict do nothing;
+  else
+    perform rebuild_rollups(v_accounts, v_days);
   end if;
   return null;
 end
@@ -1019,7 +1024,7 @@ AS $function$
     join converted_currencies r on r.organization_id = a.organization_id and r.currency <> a.currency
     where p_target is null or r.currency = p_target
   ), factors as materialized (
-    select p.source, p.target, d::date as day, fx_factor(p.source, p.target, d::date) as factor
+    select p.source, p.target, p.month, d::date as day, fx_factor(p.source, p.target, d::date) as factor
     from (select distinct source, target, month from pairs) p
     cross join lateral generate_series(p.month, p.month + interval '1 month' - interval '1 day', interval '1 day') d
   ), creatives as (
@@ -1030,8 +1035,8 @@ AS $function$
            case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
            sum(f.video_views), sum(f.video_completions)
     from pairs p
-    join facts f on f.ad_account_id = p.ad_account_id and f.day >= p.month and f.day < (p.month + interval '1 month')::date
-    join factors x on x.source = p.source and x.target = p.target and x.day = f.day
+    join factors x on x.source = p.source and x.target = p.target and x.month = p.month
+    cross join lateral (select * from facts f where f.ad_account_id = p.ad_account_id and f.day = x.day offset 0) f
     group by p.target, f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, p.month
     returning *
   ), days as (
@@ -1039,8 +1044,10 @@ AS $function$
     select p.target, d.organization_id, d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
            d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
     from pairs p
-    join facts_campaign_daily d on d.ad_account_id = p.ad_account_id and d.day >= p.month and d.day < (p.month + interval '1 month')::date
-    join factors x on x.source = p.source and x.target = p.target and x.day = d.day
+    join factors x on x.source = p.source and x.target = p.target and x.month = p.month
+    cross join lateral (
+      select * from facts_campaign_daily d where d.ad_account_id = p.ad_account_id and d.day = x.day offset 0
+    ) d
   )
   insert into facts_campaign_monthly_converted
   select c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month,
@@ -1049,6 +1056,23 @@ AS $function$
          sum(c.video_views), sum(c.video_completions)
   from creatives c
   group by c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_deferred_rollups()
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_accounts uuid[];
+  v_days date[];
+begin
+  perform set_config('readout.defer_rollups', 'off', true);
+  select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days from deferred_rollup_days;
+  delete from deferred_rollup_days;
+  if v_accounts is not null then
+    perform rebuild_rollups(v_accounts, v_days);
+  end if;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_facts_account_daily(p_accounts uuid[], p_days date[])
@@ -1131,6 +1155,24 @@ AS $function$
   group by f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, t.month;
 $function$;
 
+CREATE OR REPLACE FUNCTION public.rebuild_rollups(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_month_accounts uuid[];
+  v_months date[];
+begin
+  select array_agg(ad_account_id), array_agg(month) into v_month_accounts, v_months
+  from (select distinct ad_account_id, date_trunc('month', day)::date as month from unnest(p_accounts, p_days) as t(ad_account_id, day)) m;
+  perform rebuild_facts_monthly(v_month_accounts, v_months);
+  perform rebuild_facts_campaign_monthly(v_month_accounts, v_months);
+  perform rebuild_facts_campaign_daily(p_accounts, p_days);
+  perform lock_converted_rollups(false);
+  perform rebuild_converted_rollups(v_month_accounts, v_months, null);
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.refund_quota(p_org uuid, p_client text, p_window timestamp with time zone, p_cost integer)
  RETURNS TABLE(budget integer, used integer)
  LANGUAGE plpgsql
@@ -1148,6 +1190,45 @@ begin
   from subscriptions s join plans p on p.code = s.plan_code
   where s.organization_id = p_org;
   return query select v_budget, v_used;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.refuse_orphaned_facts()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_accounts uuid[];
+  v_ids uuid[];
+  v_column text;
+begin
+  if tg_table_name = 'ad_accounts' then
+    select array_agg(id), array_agg(id) into v_accounts, v_ids from old_rows;
+    v_column := 'ad_account_id';
+  elsif tg_table_name = 'campaigns' then
+    select array_agg(distinct ad_account_id), array_agg(id) into v_accounts, v_ids from old_rows;
+    v_column := 'campaign_id';
+  else
+    -- A creative's account, through any campaign or account of its organization still there.
+    select array_agg(a.id) into v_accounts
+    from ad_accounts a where a.organization_id in (select distinct organization_id from old_rows);
+    select array_agg(id) into v_ids from old_rows;
+    v_column := 'creative_id';
+  end if;
+  if v_ids is null or v_accounts is null then
+    return null;
+  end if;
+  if exists (
+    select 1 from facts f
+    where f.ad_account_id = any(v_accounts)
+      and case v_column when 'ad_account_id' then true
+                        when 'campaign_id' then f.campaign_id = any(v_ids)
+                        else f.creative_id = any(v_ids) end
+  ) then
+    raise exception 'facts still name the % being deleted', replace(tg_table_name, '_', ' ')
+      using errcode = 'foreign_key_violation', hint = 'Delete its facts first, as org delete does.';
+  end if;
+  return null;
 end
 $function$;
 
@@ -1535,8 +1616,11 @@ AS $function$
     else (select r.usd_per_unit from fx_rates r where r.currency = p_currency and r.day <= p_day order by r.day desc limit 1) end
 $function$;
 
+CREATE TRIGGER facts_named_accounts AFTER DELETE ON ad_accounts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION refuse_orphaned_facts();
 CREATE TRIGGER writers_lock BEFORE DELETE ON ad_accounts FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER facts_named_campaigns AFTER DELETE ON campaigns REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION refuse_orphaned_facts();
 CREATE TRIGGER writers_lock BEFORE DELETE ON campaigns FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER facts_named_creatives AFTER DELETE ON creatives REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION refuse_orphaned_facts();
 CREATE TRIGGER writers_lock BEFORE DELETE ON creatives FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER fact_writes_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
 CREATE TRIGGER fact_writes_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();

@@ -96,6 +96,88 @@ for (const [what, csv, message] of badFiles) {
   });
 }
 
+const ROLLUPS = [
+  'facts_monthly',
+  'facts_campaign_monthly',
+  'facts_campaign_daily',
+  'facts_account_daily',
+  'facts_monthly_converted',
+  'facts_campaign_monthly_converted',
+  'facts_campaign_daily_converted',
+  'facts_account_daily_converted',
+];
+/** Each rollup's rows of org, one line of JSON a row, sorted. */
+const rollupRows = (sql: TestApp['db']['sql'], org: string) =>
+  Promise.all(
+    ROLLUPS.map(async (table) => {
+      const rows = await sql.unsafe(`select * from ${table} where organization_id = $1 `, [org]);
+      return rows
+        .map((row) => JSON.stringify(row))
+        .sort()
+        .join('\n');
+    }),
+  );
+
+it('an import that restates some days and adds others leaves every rollup as a rebuild from facts would', async ({
+  t,
+}) => {
+  const org = await createOrg(t.db.sql);
+  const sql = t.db.sql;
+  await sql`insert into fx_rates (currency, day, usd_per_unit) values ('EUR', '2026-01-01', 1.1), ('EUR', '2026-01-20', 1.2)
+    on conflict do nothing`;
+  assert.is((await importCsv(t, org, FIXTURE_CSV)).code, 0);
+  // A report in EUR: the USD account's money is kept converted too (docs/decisions.md §11).
+  const [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics)
+    values (${org}, 'EUR', 'standard', 'EUR', ${['spend']}) returning id`;
+  await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+    select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org}`;
+  // Days restated (one twice, the later line winning), days added in the same months and in a new one.
+  const restated = [
+    HEADER,
+    '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,9,9,9,9,9,9,9',
+    '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,7,7,7,7,7,7,7',
+    '2026-01-25,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,5,5,5,5,5,5,5',
+    '2026-01-05,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,1,1,1,1,1,0,0',
+    '2026-03-01,google-ads,G1,Google US,USD,C3,Gamma search,K3,Gamma image,image,2,2,2,2,2,0,0',
+  ].join('\n');
+  assert.is((await importCsv(t, org, restated)).code, 0);
+  const imported = await rollupRows(sql, org);
+  assert.ok(imported[0].length > 2 && imported[4].length > 2, 'native and converted rollups written');
+  const rebuilt = await sql
+    .begin(async (tx) => {
+      await tx`select rebuild_rollups(array_agg(ad_account_id), array_agg(day))
+      from (select distinct ad_account_id, day from facts where organization_id = ${org}) f`;
+      const rows = await rollupRows(tx as unknown as TestApp['db']['sql'], org);
+      throw Object.assign(new Error('rolled back'), { rows });
+    })
+    .catch((error) => error.rows);
+  const fs = await import('node:fs');
+  fs.writeFileSync('/tmp/imp/b.json', String(rebuilt?.[0]).replaceAll('},', '},\n'));
+  ROLLUPS.forEach((table, i) => assert.is(imported[i], rebuilt[i], table));
+});
+
+it('an account, campaign or creative that facts name cannot be deleted from under them', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  const sql = t.db.sql;
+  assert.is((await importCsv(t, org, FIXTURE_CSV)).code, 0);
+  const named = {
+    creatives: sql`delete from creatives where organization_id = ${org} and external_id = 'K1'`,
+    campaigns: sql`delete from campaigns where organization_id = ${org} and external_id = 'C3'`,
+    ad_accounts: sql`delete from ad_accounts where organization_id = ${org} and external_id = 'G1'`,
+  };
+  for (const [table, statement] of Object.entries(named)) {
+    const error = await statement.then(
+      () => undefined,
+      (failed) => failed,
+    );
+    assert.is(error?.code, '23503', `${table}: ${error?.message}`);
+  }
+  // Without facts naming it, a creative goes.
+  await sql`delete from facts where organization_id = ${org} and creative_id in
+    (select id from creatives where organization_id = ${org} and external_id = 'K3')`;
+  await sql`delete from creatives where organization_id = ${org} and external_id = 'K3'`;
+});
+
 it('an unreadable file is a clear error', async ({ t, org }) => {
   const out = await runCommand(['import', '--org', org, '--file', '/nope.csv'], {
     sql: t.db.sql,

@@ -156,20 +156,33 @@ async function copySink(tx: Sql): Promise<Sink> {
   const stream = await tx`copy import_rows from stdin`.writable();
   let failed: unknown;
   stream.on('error', (error) => (failed ??= error));
+  // COPY text format (PostgreSQL, COPY "Text Format"): backslash, tab and line breaks escaped; most fields have none.
+  const special = /[\\\t\n\r]/;
   const escapeText = (v: string | number | null) =>
     v === null
       ? '\\N'
-      : String(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+      : typeof v === 'number' || !special.test(v)
+        ? String(v)
+        : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+  // Lines are written a batch at a time: a write per row costs more than the row's own work.
+  let pending: string[] = [];
+  const flush = async () => {
+    const text = pending.join('');
+    pending = [];
+    if (!stream.write(text)) await new Promise((resolve) => stream.once('drain', resolve));
+  };
   return {
     async add(row) {
       if (failed) throw failed;
-      if (!stream.write(`${row.map(escapeText).join('\t')}\n`))
-        await new Promise((resolve) => stream.once('drain', resolve));
+      pending.push(`${row.map(escapeText).join('\t')}\n`);
+      if (pending.length >= BATCH) await flush();
     },
-    end: () =>
-      new Promise<void>((resolve, reject) =>
+    end: async () => {
+      if (pending.length) await flush();
+      await new Promise<void>((resolve, reject) =>
         failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())),
-      ),
+      );
+    },
     // CopyFail: the server ends the COPY, and the transaction rolls back.
     abort: (error) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
   };
@@ -227,6 +240,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
   const imported = await transaction(sql, async (tx) => {
     await query(tx, 'lock-writers');
     await query(tx, 'create-import-staging');
+    await query(tx, 'defer-rollups');
     const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
     let withStatus = false;
     try {
@@ -240,12 +254,14 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
       sink.abort(error);
       throw error;
     }
+    await query(tx, 'analyze-import-staging');
     const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
     if (conflict)
       throw new UsageError(
         `--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`,
       );
     const [out] = await query(tx, 'apply-import', [org, withStatus]);
+    await query(tx, 'rebuild-deferred-rollups');
     await query(tx, 'mark-fetched', [out.account_ids, new Date(deps.now)]);
     return out.rows;
   });

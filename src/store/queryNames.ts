@@ -2,6 +2,7 @@
 export type QueryName =
   | 'analyze-catalogue'
   | 'analyze-facts'
+  | 'analyze-import-staging'
   | 'analyze-rates'
   | 'apply-import'
   | 'catalogue-bump-version'
@@ -24,6 +25,7 @@ export type QueryName =
   | 'create-organization'
   | 'create-signing-key'
   | 'create-subscription'
+  | 'defer-rollups'
   | 'delete-demo-rates'
   | 'delete-organization'
   | 'demo-add-ad-account'
@@ -75,6 +77,7 @@ export type QueryName =
   | 'lock-writers'
   | 'mark-fetched'
   | 'mark-organization-fetched'
+  | 'rebuild-deferred-rollups'
   | 'refund-quota'
   | 'register-token-issuer'
   | 'report-data-ad-account'

@@ -13,6 +13,10 @@ export type QueryTypes = {
     params: [];
     row: {  };
   };
+  'analyze-import-staging': {
+    params: [];
+    row: {  };
+  };
   'analyze-rates': {
     params: [];
     row: {  };
@@ -96,6 +100,10 @@ export type QueryTypes = {
   'create-subscription': {
     params: [string | null, string | null];
     row: {  };
+  };
+  'defer-rollups': {
+    params: [];
+    row: { "defer_rollups": string | null };
   };
   'delete-demo-rates': {
     params: [string[] | null];
@@ -300,6 +308,10 @@ export type QueryTypes = {
   'mark-organization-fetched': {
     params: [string | null, (Date | string) | null];
     row: {  };
+  };
+  'rebuild-deferred-rollups': {
+    params: [];
+    row: { "rebuild_deferred_rollups": string | null };
   };
   'refund-quota': {
     params: [string | null, string | null, (Date | string) | null, number | null];
