@@ -1,5 +1,5 @@
 // npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only
-// http,data,periods,currencies,dashboards,exports,fair,replicas,footprint,import]: builds the data set, starts the server, drives it with
+// http,data,periods,currencies,dashboards,exports,fair,replicas,footprint,import,growth]: builds the data set, starts the server, drives it with
 // autocannon (and downloads the exports with curl) from another core, measures the floors in the same run, and prints a
 // Markdown table with every target met or missed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -67,7 +67,8 @@ type Part =
   | 'fair'
   | 'replicas'
   | 'footprint'
-  | 'import';
+  | 'import'
+  | 'growth';
 const runs = (part: Part) => only === '' || only.split(',').includes(part);
 const embedded = scale < 1 || !process.env.DATABASE_URL;
 if (!embedded && !process.env.DATABASE_URL)
@@ -475,6 +476,8 @@ async function segmentReport(sql: Sql, org: string) {
       return made;
     });
   }
+  // As `readout apply` does (analyze-catalogue.sql): planned blind, a segment answer outlasted the deadline.
+  await sql`analyze segments, segment_campaigns, report_segments`;
   return { report: report.id as string, client: await benchClient(sql, org, report.id) };
 }
 
@@ -642,6 +645,58 @@ async function replicasPart(): Promise<{ rows: string[]; targets: [string, strin
     await bouncer?.stop();
     cluster.remove();
   }
+}
+
+/**
+ * Issue 56's growth table: every grouping over the same 400 days at 0.5M, 1M and 2M facts (an eighth, a quarter and
+ * a half of the main set's campaigns and creatives) beside the main set's 4M, each answer's p50 and its cost per row.
+ */
+async function growthPart(server: Proc, main: Awaited<ReturnType<typeof dataSet>>, token: string) {
+  const groupings = ['total', 'month', 'ad-account', 'segment', 'campaign', 'creative', 'video'];
+  const sizes: [string, number][] = [
+    ['0.5M', 1 / 8],
+    ['1M', 1 / 4],
+    ['2M', 1 / 2],
+    ['4M', 1],
+  ];
+  const cells = new Map<string, string[]>(groupings.map((g) => [g, []]));
+  const perRow = new Map<string, number[]>(groupings.map((g) => [g, []]));
+  for (const [label, share] of sizes) {
+    const set =
+      share === 1
+        ? main
+        : await dataSet(sql, `Bench growth ${label} ${scale}`, {
+            accounts: 20,
+            campaigns: Math.round(2000 * scale * share),
+            creatives: Math.round(10000 * scale * share),
+            days: 400,
+          });
+    const segments = await segmentReport(sql, set.org);
+    const auth = { authorization: `Bearer ${share === 1 ? token : await tokenFor(server.url, set.client)}` };
+    const segmentAuth = { authorization: `Bearer ${await tokenFor(server.url, segments.client)}` };
+    const [{ last }] = await sql`select max(day)::text as last from facts where organization_id = ${set.org}`;
+    const from = new Date(Date.parse(last) - 399 * 86_400_000).toISOString().slice(0, 10);
+    for (const groupBy of groupings) {
+      const [report, headers] = groupBy === 'segment' ? [segments.report, segmentAuth] : [set.report, auth];
+      const url = `${server.url}/v1/reports/${report}/data?dateFrom=${from}&dateTo=${last}&groupBy=${groupBy}`;
+      log(`growth: ${label} facts, ${groupBy}`);
+      const answer = (await (await fetch(url, { headers })).json()) as { rows: unknown[] };
+      const run = await load(url, server.pid, 4, headers);
+      const micros = (run.p50 * 1000) / Math.max(1, answer.rows.length);
+      perRow.get(groupBy)!.push(micros);
+      cells.get(groupBy)!.push(`${run.p50.toFixed(0)} ms, ${micros.toFixed(1)} µs/row (${answer.rows.length})`);
+    }
+  }
+  return [
+    '',
+    `| grouping, 400 days, c=4 | ${sizes.map(([label]) => `${label} facts: p50, per row (rows)`).join(' | ')} |`,
+    `|---|${sizes.map(() => '---:').join('|')}|`,
+    ...groupings.map((g) => `| ${g} | ${cells.get(g)!.join(' | ')} |`),
+    '',
+    '| grouping | cost per row, 4M against 0.5M |',
+    '|---|---:|',
+    ...groupings.map((g) => `| ${g} | ${(perRow.get(g)![3] / perRow.get(g)![0]).toFixed(2)}× |`),
+  ];
 }
 
 // --- run -------------------------------------------------------------------------------------------------------
@@ -1062,6 +1117,7 @@ try {
   }
 
   const after: string[] = [];
+  if (runs('growth')) after.push(...(await growthPart(server, main, token)));
   if (runs('periods')) {
     // docs/decisions.md §6, interval: campaign × day over the whole range, as a warehouse job's first load asks for it,
     // and the shapes users add to it (a week, a custom metric, a sort, money converted); total × day against the total.
