@@ -1272,6 +1272,22 @@ AS $function$
   where exists (select 1 from accounts where not same and not rolled) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
 $function$;
 
+CREATE OR REPLACE FUNCTION public.report_account_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
+ RETURNS TABLE(ad_account_id uuid, day date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select f.ad_account_id, f.day, f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value, f.video_views,
+         f.video_completions
+  from report_account_days(p_accounts, p_from, p_to, p_currency) f
+  where p_campaigns is null
+  union all
+  select f.ad_account_id, f.day, f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value, f.video_views,
+         f.video_completions
+  from report_campaign_facts(p_accounts, p_campaigns, p_from, p_to, p_currency) f
+  where p_campaigns is not null
+$function$;
+
 CREATE OR REPLACE FUNCTION public.report_account_periods(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text, p_interval text, p_since timestamp with time zone)
  RETURNS TABLE(ad_account_id uuid, period date, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
  LANGUAGE sql

@@ -94,6 +94,7 @@ const SHIPPED: Record<string, string> = {
   '024_writers_lock': 'bd2d21c20bc3598e',
   '025_planned_bounds': '70a8167d09ea31e3',
   '026_faster_loads': '23b3c85f68eeea0c',
+  '027_account_sources': '95ef8e4800fdcbf9',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -89,6 +89,53 @@ it('campaign rows carry the dimension keys of docs/decisions.md §6, ordered by 
   assert.is(body.rows[0].dimensions.externalId, 'C1');
 });
 
+it('a segment sums its campaigns, a campaign in two segments in both; money null when one of theirs is', async (ctx) => {
+  const { org, token } = await tenant(ctx.t);
+  const { report, meta } = await fixtureReport(ctx.t, org, { kind: 'segment' });
+  const sql = ctx.t.db.sql;
+  // A day before the first EUR rate: Alpha's money (its account is in EUR) cannot be converted to USD.
+  await sql`insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend)
+    select organization_id, ad_account_id, campaign_id, creative_id, '2026-01-02', 10, 1, 5 from facts
+    where ad_account_id = ${meta} limit 1`;
+  const campaigns =
+    await sql`select id, external_id from campaigns where organization_id = ${org} order by external_id`;
+  const ids = Object.fromEntries(campaigns.map((c) => [c.external_id, c.id as string]));
+  const members: Record<string, string[]> = { 'Alpha and Beta': ['C1', 'C2'], 'Beta and Gamma': ['C2', 'C3'] };
+  for (const [name, externals] of Object.entries(members)) {
+    const [segment] = await sql`insert into segments (organization_id, name) values (${org}, ${name}) returning id`;
+    for (const external of externals) {
+      await sql`insert into segment_campaigns (organization_id, segment_id, campaign_id)
+        values (${org}, ${segment.id}, ${ids[external]})`;
+    }
+    await sql`insert into report_segments (organization_id, report_id, segment_id) values (${org}, ${report}, ${segment.id})`;
+  }
+  await sql`update reports set groupings = array_append(groupings, 'segment') where id = ${report}`;
+  const rows = async (groupBy: string) => {
+    const res = await ctx.t.fetch(
+      `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-02-28&groupBy=${groupBy}&metrics=impressions,spend`,
+      bearer(token),
+    );
+    assert.is(res.status, 200);
+    return (await res.json()).rows as { dimensions: Record<string, string>; metrics: Record<string, number | null> }[];
+  };
+  const byCampaign = new Map((await rows('campaign')).map((r) => [r.dimensions.campaignId, r.metrics]));
+  const segments = await rows('segment');
+  assert.equal(
+    segments.map((r) => r.dimensions.segmentName),
+    Object.keys(members),
+  );
+  for (const row of segments) {
+    const parts = members[row.dimensions.segmentName].map((external) => byCampaign.get(ids[external])!);
+    const spends = parts.map((m) => m.spend);
+    assert.equal(row.metrics, {
+      impressions: parts.reduce((n, m) => n + (m.impressions ?? 0), 0),
+      spend: spends.includes(null) ? null : spends.reduce((n, m) => n! + m!, 0),
+    });
+  }
+  assert.is(segments[0].metrics.spend, null, "Alpha's unconvertible day makes its segment's money null");
+  assert.ok(segments[1].metrics.spend !== null);
+});
+
 it('a division by zero gives null', async (ctx) => {
   const { body } = await data(ctx, `${JAN}&groupBy=campaign&nameFilter=gamma`);
   assert.equal(body.rows[0].metrics.cpa, null);

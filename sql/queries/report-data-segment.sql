@@ -2,12 +2,21 @@
 -- segments counts in both). Ordered by segment name, then id.
 -- Columns: the grouping's dimension keys (docs/decisions.md §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
--- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
+-- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum:
+-- a campaign's sum is null when one of its rows is, and a segment's when one of its campaigns' is.
+-- Summed per campaign first, so the segments' join meets a row a campaign, not one a campaign and month or day.
 select s.id as "segmentId", s.name as "segmentName",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+       sum(f.impressions) as impressions, sum(f.clicks) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
-from report_campaign_facts($1, $2, $3, $4, $5) f
+       sum(f.video_views) as video_views, sum(f.video_completions) as video_completions
+from (
+  select f.campaign_id,
+         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
+         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+  from report_campaign_facts($1, $2, $3, $4, $5) f
+  group by f.campaign_id
+) f
 join segment_campaigns sc on sc.campaign_id = f.campaign_id and sc.segment_id = any($7::uuid[])
 join segments s on s.id = sc.segment_id
 where $6::text is null or strpos(lower(s.name), lower($6)) > 0

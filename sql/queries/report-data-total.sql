@@ -7,5 +7,5 @@ select
        case when count(*) = count(f.spend) then coalesce(sum(f.spend), 0) end as spend, coalesce(sum(f.conversions), 0) as conversions,
        case when count(*) = count(f.conversion_value) then coalesce(sum(f.conversion_value), 0) end as conversion_value, coalesce(sum(f.video_views::float8), 0) as video_views,
        coalesce(sum(f.video_completions::float8), 0) as video_completions
-from report_campaign_facts($1, $2, $3, $4, $5) f
+from report_account_facts($1, $2, $3, $4, $5) f
 where $6::text is null
