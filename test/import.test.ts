@@ -96,6 +96,20 @@ for (const [what, csv, message] of badFiles) {
   });
 }
 
+it('a file that repeats the numbers already loaded writes no fact and rebuilds no rollup', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  const sql = t.db.sql;
+  assert.is((await importCsv(t, org, FIXTURE_CSV)).code, 0);
+  const versions = () =>
+    sql`select (select string_agg(xmin::text, ',' order by day, creative_id) from facts where organization_id = ${org}) as facts,
+      (select string_agg(xmin::text, ',' order by month, creative_id) from facts_monthly where organization_id = ${org}) as months`;
+  const before = await versions();
+  const again = await importCsv(t, org, FIXTURE_CSV);
+  assert.is(again.code, 0, again.stderr);
+  assert.is(JSON.parse(again.stdout).rows, 6, 'every row of the file counted');
+  assert.equal(await versions(), before);
+});
+
 const ROLLUPS = [
   'facts_monthly',
   'facts_campaign_monthly',

@@ -2,10 +2,15 @@
 -- updated, and campaign statuses when the file has the column: $2), then facts (a day already loaded is replaced).
 -- Where a file repeats a key, its last line wins: each part picks those lines with a hash aggregate of max(line)
 -- rather than sorting every staged row (BENCHMARKS.md, "Loading facts").
--- Returns {rows, account_ids}; marking them fetched is a statement of its own (mark-fetched), as one statement's
--- parts cannot see the rows another part inserts.
+-- A fact whose numbers the file repeats is left as it is: no new row version, no stamp, no rollup rebuilt (a
+-- platform's restatement re-sends weeks of which few days changed).
+-- Returns {rows, account_ids}: rows counts the file's facts, written or unchanged; marking the accounts fetched is a
+-- statement of its own (mark-fetched), as one statement's parts cannot see the rows another part inserts.
 -- not null: rows, account_ids
-with accounts as (
+with last_lines as materialized (
+  select max(line) as line from import_rows
+  group by platform, account_external_id, campaign_external_id, creative_external_id, day
+), accounts as (
   insert into ad_accounts (organization_id, platform, external_id, name, currency)
   select $1::uuid, i.platform, i.account_external_id, i.account_name, i.currency
   from import_rows i
@@ -41,10 +46,7 @@ with accounts as (
   select $1::uuid, a.id, c.id, cr.id, i.day, i.impressions, i.clicks, i.spend,
          i.conversions, i.conversion_value, i.video_views, i.video_completions
   from import_rows i
-  join (
-    select max(line) as line from import_rows
-    group by platform, account_external_id, campaign_external_id, creative_external_id, day
-  ) l on l.line = i.line
+  join last_lines l on l.line = i.line
   join accounts a on a.platform = i.platform and a.external_id = i.account_external_id
   join campaigns_in c on c.ad_account_id = a.id and c.external_id = i.campaign_external_id
   join creatives_in cr on cr.campaign_id = c.id and cr.external_id = i.creative_external_id
@@ -52,6 +54,10 @@ with accounts as (
     impressions = excluded.impressions, clicks = excluded.clicks, spend = excluded.spend,
     conversions = excluded.conversions, conversion_value = excluded.conversion_value,
     video_views = excluded.video_views, video_completions = excluded.video_completions
-  returning ad_account_id
+  where (facts.impressions, facts.clicks, facts.spend, facts.conversions, facts.conversion_value, facts.video_views,
+         facts.video_completions)
+    is distinct from (excluded.impressions, excluded.clicks, excluded.spend, excluded.conversions,
+                      excluded.conversion_value, excluded.video_views, excluded.video_completions)
 )
-select (select count(*)::int from facts_in) as rows, (select coalesce(array_agg(id), '{}') from accounts) as account_ids
+-- facts_in runs to completion unread, as every data-modifying WITH part does.
+select (select count(*)::int from last_lines) as rows, (select coalesce(array_agg(id), '{}') from accounts) as account_ids
