@@ -1209,7 +1209,7 @@ begin
     select array_agg(distinct ad_account_id), array_agg(id) into v_accounts, v_ids from old_rows;
     v_column := 'campaign_id';
   else
-    -- A creative's account, through any campaign or account of its organization still there.
+    -- A creative's account: any account of its organization (its campaign may be gone first).
     select array_agg(a.id) into v_accounts
     from ad_accounts a where a.organization_id in (select distinct organization_id from old_rows);
     select array_agg(id) into v_ids from old_rows;

@@ -93,7 +93,7 @@ const SHIPPED: Record<string, string> = {
   '023_report_scope_fingerprint': '2c6d6ee0326e745a',
   '024_writers_lock': 'bd2d21c20bc3598e',
   '025_planned_bounds': '70a8167d09ea31e3',
-  '026_faster_loads': '23b3c85f68eeea0c',
+  '026_faster_loads': '917be2675b68d4ff',
   '027_account_sources': '95ef8e4800fdcbf9',
 };
 

@@ -164,7 +164,7 @@ $$;
 
 -- Facts name their ad account, campaign and creative, and only an import or generate writes them, with ids taken
 -- from the rows that statement has just written. Their foreign keys checked every fact on its own (a query and a row
--- lock on its account, campaign and creative apiece), close to half of an import's time. The only writes that could
+-- lock on its account, campaign and creative apiece; BENCHMARKS.md, "Loading facts"). The only writes that could
 -- orphan a fact are deletes of those rows: one check a statement refuses those instead, as the keys did (23503).
 alter table facts drop constraint facts_ad_account_id_fkey,
   drop constraint facts_campaign_id_fkey,
@@ -185,7 +185,7 @@ begin
     select array_agg(distinct ad_account_id), array_agg(id) into v_accounts, v_ids from old_rows;
     v_column := 'campaign_id';
   else
-    -- A creative's account, through any campaign or account of its organization still there.
+    -- A creative's account: any account of its organization (its campaign may be gone first).
     select array_agg(a.id) into v_accounts
     from ad_accounts a where a.organization_id in (select distinct organization_id from old_rows);
     select array_agg(id) into v_ids from old_rows;
