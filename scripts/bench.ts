@@ -1241,15 +1241,23 @@ try {
     const start = dayBefore(end, span - 1);
     const compare = `&compareFrom=${dayBefore(start, span)}&compareTo=${dayBefore(start, 1)}`;
     const shapes: [string, string, number][] = [
+      ['a custom metric', '&metrics=engagement', 1.3],
       ['a filter (spend>100 and a name =@)', '&filter=spend>100&filter=campaignName=@a', 1.3],
       ['a summary', '&summary=true', 1.3],
       ['a comparison range (the 200 days before)', compare, 2.3],
     ];
-    for (const groupBy of ['campaign', 'creative']) {
+    // The rows' name to filter on, where they have one (docs/decisions.md §6); month rows have none.
+    const nameKeys: Record<string, string | undefined> = {
+      campaign: 'campaignName',
+      creative: 'creativeName',
+      'ad-account': 'adAccountName',
+    };
+    for (const groupBy of ['campaign', 'creative', 'ad-account', 'month']) {
       const plainUrl = `${server.url}/v1/reports/${converted.report}/data?dateFrom=${start}&dateTo=${end}&groupBy=${groupBy}&metrics=impressions,clicks,spend,ctr,cpc`;
       await warm(plainUrl, dashboardAuth);
       for (const [what, query, bound] of shapes) {
-        const asked = groupBy === 'creative' ? query.replace('campaignName', 'creativeName') : query;
+        const name = nameKeys[groupBy];
+        const asked = name ? query.replace('campaignName', name) : query.replace('&filter=campaignName=@a', '');
         log(`dashboards ${groupBy}: plain, then ${what}`);
         await warm(`${plainUrl}${asked}`, dashboardAuth);
         const plain = await load(plainUrl, server.pid, DATA_C, dashboardAuth);
