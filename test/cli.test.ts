@@ -316,6 +316,22 @@ it('every missing flag is named at once, with the usage line; an unknown one by 
   assert.is(unknown.stderr, `readout: unknown flag --color, --size; ${usageLine('org list')}\n`);
 });
 
+it('a mistyped command or flag is answered with the nearest names', async ({ db }) => {
+  for (const [argv, meant] of [
+    [['aply'], 'did you mean apply?'],
+    [['fx', 'imprt'], 'did you mean fx import?'],
+    [['help', 'clinet', 'create'], 'did you mean client create?'],
+    [['import', '--org', 'x', '--fil', 'f.csv'], 'did you mean --file?'],
+    [['import', '--Org', 'x', '--file', 'f.csv'], 'did you mean --org? (names are case-sensitive)'],
+  ] as const) {
+    const out = await run(db, [...argv]);
+    assert.is(out.code, 2, argv.join(' '));
+    assert.ok(out.stderr.includes(meant), out.stderr);
+    assert.is(out.stderr.split('\n').length, 2, out.stderr);
+  }
+  assert.not.ok((await run(db, ['frobnicate'])).stderr.includes('did you mean'));
+});
+
 it('no flag is a switch in one command and takes a value in another (the line is read before the command is known)', () => {
   const valued = Object.values(COMMANDS).flatMap((c) =>
     flagsOf(c.usage)

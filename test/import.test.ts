@@ -79,9 +79,16 @@ const badFiles: [string, string, RegExp][] = [
   [
     'a currency that contradicts the existing account',
     `${HEADER}\n2026-03-01,meta-ads,M1,Meta EU,USD,C1,x,K1,x,video,1,1,1,0,0,0,0`,
-    /line 2: the ad account is in EUR/,
+    /line 2: the ad account meta-ads\/M1 \("Meta EU"\) is in EUR, not USD/,
   ],
   ['an empty file', '', /empty/],
+  [
+    'a file separated by semicolons',
+    HEADER.replaceAll(',', ';'),
+    /line 1: the header's names are separated by semicolons/,
+  ],
+  ['a file separated by tabs', HEADER.replaceAll(',', '\t'), /line 1: the header's names are separated by tabs/],
+  ['a mistyped column', HEADER.replace('account_id', 'acount_id'), /"acount_id" \(did you mean account_id\?\)/],
 ];
 for (const [what, csv, message] of badFiles) {
   it(`${what}: exit 2, the first bad line named, nothing written`, async ({ t, org }) => {

@@ -252,6 +252,11 @@ const rules: [string, string, RegExp][] = [
   ],
   ['an unknown metric', `${JAN}&metrics=clicks,likes`, /likes/],
   [
+    'a mistyped metric, with the nearest names and all',
+    `${JAN}&metrics=spend,cpx`,
+    /cpx; did you mean cpa, cpc or cpm\?.*Known: impressions, clicks/,
+  ],
+  [
     'segmentIds on a standard report',
     `${JAN}&segmentIds=${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`,
     /segmentIds/,

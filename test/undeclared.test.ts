@@ -52,6 +52,27 @@ it('a misspelt name is answered with the declared spelling; page on the data is 
   assert.ok(pagesize.detail.includes('did you mean pageSize?'), pagesize.detail);
 });
 
+it('a name a letter or two away is answered with the nearest declared ones, and the full list', async ({
+  t,
+  token,
+  report,
+}) => {
+  for (const [typed, meant] of [
+    ['dateform=2026-01-01', 'dateFrom'],
+    ['metrcs=spend', 'metrics'],
+    ['groupBY=campaign', 'groupBy'],
+    ['sortDsc=true', 'sortDesc'],
+  ]) {
+    const res = await t.fetch(`/v1/reports/${report}/data?${DATES}&${typed}`, bearer(token));
+    assert.is(res.status, 400, typed);
+    const { detail } = await res.json();
+    assert.ok(detail.includes(`did you mean ${meant}?`), detail);
+    assert.ok(detail.includes('It takes ') && detail.includes('dateTo'), detail);
+  }
+  const far = await (await t.fetch(`/v1/reports/${report}/data?${DATES}&colour=red`, bearer(token))).json();
+  assert.not.ok(far.detail.includes('did you mean'), far.detail);
+});
+
 it('a refusal comes after authentication, as every parameter does (docs/decisions.md §4)', async ({ t }) => {
   assert.is((await t.fetch('/v1/reports?foo=bar')).status, 401);
   assert.is((await t.fetch('/v1/health?foo=bar')).status, 400);

@@ -4,6 +4,7 @@ import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
 import { query, queryAs, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { didYouMean } from '../http/nearest.ts';
 import { requireOrganization } from './org.ts';
 import { result } from './output.ts';
 import { rateWarnings } from './fx.ts';
@@ -50,16 +51,34 @@ const fail = (line: number, why: string): never => {
   throw new UsageError(`--file: line ${line}: ${why}`);
 };
 
+/** The separator a spreadsheet may have saved the header with instead of commas, named as a person reads it. */
+function otherSeparator(header: string): string | undefined {
+  const named: [string, string][] = [
+    [';', 'semicolons'],
+    ['\t', 'tabs'],
+    ['|', 'bars'],
+  ];
+  return named.find(([char]) => header.split(char).length > IMPORT_COLUMNS.length / 2)?.[1];
+}
+
+const meant = (name: string, known: readonly string[]) => {
+  const near = didYouMean(name, known);
+  return near ? ` (${near})` : '';
+};
+
 /** Where each column is in the file's records, from its header: every column once, campaign_status optional. */
 function readHeader(line: number, fields: string[]): { at: number[]; status: number } {
   const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS];
+  const separator = fields.length < IMPORT_COLUMNS.length ? otherSeparator(fields.join(',')) : undefined;
+  if (separator)
+    fail(line, `the header's names are separated by ${separator}: the file must be comma-separated (RFC 4180)`);
   const unknown = fields.filter((name) => !known.includes(name));
   const missing = IMPORT_COLUMNS.filter((name) => !fields.includes(name));
   const twice = fields.filter((name, i) => fields.indexOf(name) !== i);
   if (unknown.length || missing.length || twice.length) {
     const why = [
       missing.length ? `lacks ${missing.join(', ')}` : '',
-      unknown.length ? `has unknown ${unknown.map((n) => `"${n}"`).join(', ')}` : '',
+      unknown.length ? `has unknown ${unknown.map((n) => `"${n}"${meant(n, known)}`).join(', ')}` : '',
       twice.length ? `repeats ${twice.join(', ')}` : '',
     ].filter(Boolean);
     fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add campaign_status`);
@@ -258,7 +277,8 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
     if (conflict)
       throw new UsageError(
-        `--file: line ${conflict.line}: the ad account is in ${conflict.existing}, not ${conflict.given}`,
+        `--file: line ${conflict.line}: the ad account ${conflict.platform}/${conflict.external_id} ` +
+          `("${conflict.name}") is in ${conflict.existing}, not ${conflict.given}`,
       );
     const [out] = await query(tx, 'apply-import', [org, withStatus]);
     await query(tx, 'rebuild-deferred-rollups');

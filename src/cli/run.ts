@@ -1,5 +1,6 @@
 // Runs one operator command line against a database: parse, check the flags against the command's usage, dispatch,
 // and the exit code it deserves. Help is answered here too, without the database.
+import { didYouMean } from '../http/nearest.ts';
 import { parseArgs, UsageError } from './args.ts';
 import {
   commandHelp,
@@ -15,6 +16,12 @@ import {
 export type CliOutcome = { code: 0 | 1 | 2; stdout: string; stderr: string };
 
 const USAGE = 'usage: readout COMMAND [--flags] [--json]; `readout help` lists the commands';
+
+/** An unknown command line, with the commands nearest it. */
+function unknownCommand(words: string[]): UsageError {
+  const meant = didYouMean(words.join(' '), Object.keys(COMMANDS));
+  return new UsageError(`unknown command "${words.join(' ')}"; ${meant ? `${meant} ` : ''}${USAGE}`);
+}
 
 /** Finds the command whose words are the line's words. */
 export function commandOf(words: string[]): string | undefined {
@@ -32,17 +39,19 @@ export function parseCommandLine(argv: string[]) {
   if (first === 'help' || (first === undefined && parsed.flags.has('help'))) {
     if (rest.length === 0) return { help: helpText(), json };
     const asked = commandOf(rest);
-    if (!asked) throw new UsageError(`unknown command "${rest.join(' ')}"; ${USAGE}`);
+    if (!asked) throw unknownCommand(rest);
     return { help: commandHelp(asked), json };
   }
   const name = commandOf(parsed.words);
-  if (!name)
-    throw new UsageError(parsed.words.length ? `unknown command "${parsed.words.join(' ')}"; ${USAGE}` : USAGE);
+  if (!name) throw parsed.words.length ? unknownCommand(parsed.words) : new UsageError(USAGE);
   if (parsed.flags.has('help')) return { help: commandHelp(name), json };
   const spec = flagsOf(COMMANDS[name].usage);
   const unknown = [...parsed.flags.keys()].filter((flag) => flag !== 'json' && !spec.some((s) => s.name === flag));
-  if (unknown.length)
-    throw new UsageError(`unknown flag ${unknown.map((f) => `--${f}`).join(', ')}; ${usageLine(name)}`);
+  if (unknown.length) {
+    const meant = didYouMean(`--${unknown[0]}`, ['--json', ...spec.map((s) => `--${s.name}`)]);
+    const flags = unknown.map((f) => `--${f}`).join(', ');
+    throw new UsageError(`unknown flag ${flags}; ${meant ? `${meant} ` : ''}${usageLine(name)}`);
+  }
   const missing = spec.filter((s) => s.required && !parsed.flags.has(s.name));
   if (missing.length)
     throw new UsageError(`missing ${missing.map((s) => `--${s.name}`).join(', ')}; ${usageLine(name)}`);

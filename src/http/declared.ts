@@ -2,6 +2,7 @@
 // it. A misspelt parameter silently ignored gives a job an answer it never asked for (`groupby=campaign`: the totals).
 import openapi from '../../spec/openapi.json' with { type: 'json' };
 import type { Context } from './context.ts';
+import { didYouMean } from './nearest.ts';
 import { ApiError } from './problem.ts';
 
 type Parameter = { name: string; in: string };
@@ -10,7 +11,7 @@ type Operation = { parameters?: (Parameter | { $ref: string })[] };
 const components = openapi.components.parameters as Record<string, Parameter>;
 
 /** Each GET operation's query parameters, by its route as the router names it (`{reportId}` is `:id`). */
-const DECLARED = new Map<string, { path: string; names: ReadonlySet<string>; byLowerCase: Map<string, string> }>();
+const DECLARED = new Map<string, { path: string; names: ReadonlySet<string> }>();
 for (const [path, item] of Object.entries(openapi.paths as Record<string, { get?: Operation }>)) {
   if (!item.get) continue;
   const names = new Set<string>();
@@ -18,11 +19,7 @@ for (const [path, item] of Object.entries(openapi.paths as Record<string, { get?
     const parameter = '$ref' in raw ? components[raw.$ref.split('/').pop()!] : raw;
     if (parameter.in === 'query') names.add(parameter.name);
   }
-  DECLARED.set(path.replace(/\{[^}]+\}/g, ':id'), {
-    path,
-    names,
-    byLowerCase: new Map([...names].map((name) => [name.toLowerCase(), name])),
-  });
+  DECLARED.set(path.replace(/\{[^}]+\}/g, ':id'), { path, names });
 }
 
 /** Pipeline step: 400 invalid-parameter for the first query parameter the operation does not declare. */
@@ -38,13 +35,11 @@ export function undeclared(route: string, query: Context['query']): ApiError | u
   for (const key in query) {
     if (operation.names.has(key)) continue;
     const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
-    const meant = operation.byLowerCase.get(key.toLowerCase());
-    const known = operation.names.size ? `it takes ${[...operation.names].join(', ')}` : 'it takes none';
+    const meant = didYouMean(key, operation.names);
+    const known = operation.names.size ? `takes ${[...operation.names].join(', ')}` : 'takes none';
     return new ApiError(
       'invalid-parameter',
-      meant
-        ? `${shown} is not a parameter of GET ${operation.path}; did you mean ${meant}? (names are case-sensitive)`
-        : `${shown} is not a parameter of GET ${operation.path}; ${known}.`,
+      `${shown} is not a parameter of GET ${operation.path}; ${meant ? `${meant} It ${known}` : `it ${known}`}.`,
     );
   }
   return undefined;

@@ -1,5 +1,6 @@
 // Row filters (docs/decisions.md §6): each `filter=<field><op><value>` checked against the answer's rows, then
 // written as one SQL condition with its value bound (report/query.ts composes them).
+import { didYouMean } from '../http/nearest.ts';
 import { ApiError } from '../http/problem.ts';
 import { UUID_KEYS } from './dimensions.ts';
 import { metricSql, tidySql, type MetricPlan } from './metrics.ts';
@@ -57,8 +58,8 @@ function unknownField(
   if (withheld.has(field)) return `${field} is not among your plan's metrics`;
   if (known.has(field)) return `${field} is a metric this answer does not return; add it to metrics to filter on it`;
   const names = [...dimensions, ...metrics.map((m) => m.name)];
-  const meant = names.find((name) => name.toLowerCase() === field.toLowerCase());
-  if (meant) return `no field ${field}; did you mean ${meant}? (names are case-sensitive)`;
+  const meant = didYouMean(field, names);
+  if (meant) return `no field ${field}; ${meant}`;
   const listed = names.length ? names.join(', ') : 'none';
   return `${field} is neither a dimension of these rows nor a metric the answer returns (${listed})`;
 }

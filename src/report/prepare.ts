@@ -5,6 +5,7 @@ import type { Context } from '../http/context.ts';
 import type { Plan } from '../http/caller.ts';
 import type { IncomingRequest } from '../http/incoming.ts';
 import { ApiError } from '../http/problem.ts';
+import { didYouMean } from '../http/nearest.ts';
 import { notFound } from '../auth/visibility.ts';
 import { metricCatalogue, type MetricPlan } from './metrics.ts';
 import type { DataParams, Grouping } from './params.ts';
@@ -116,6 +117,16 @@ export function answerPlan(
   return prepared;
 }
 
+/** Names the unknown metrics, the nearest known ones, and every metric the caller's plan gives. */
+function unknownMetrics(unknown: string[], catalogue: ReadonlyMap<string, MetricPlan>, plan: Plan): string {
+  const given = [...catalogue.values()]
+    .filter((m) => plan.conversionMetrics || !m.conversionDerived)
+    .map((m) => m.name);
+  const meant = didYouMean(unknown[0], given);
+  const plural = unknown.length > 1 ? 'unknown metrics' : 'unknown metric';
+  return `metrics: ${plural} ${unknown.join(', ')}; ${meant ? `${meant} ` : ''}Known: ${given.join(', ')}.`;
+}
+
 /**
  * The metrics an answer returns (docs/decisions.md §6: conversion-derived ones silently absent on plans without them;
  * an unknown name is a 400) and its filters, checked against them and the rows' keys.
@@ -123,7 +134,7 @@ export function answerPlan(
 function answerMetrics(scope: ReportScope, params: DataParams, plan: Plan) {
   const catalogue = catalogueOf(scope);
   const unknown = (params.metrics ?? []).filter((name) => !catalogue.has(name));
-  if (unknown.length) throw bad(`metrics: unknown metric ${unknown.join(', ')}.`);
+  if (unknown.length) throw bad(unknownMetrics(unknown, catalogue, plan));
   const names = [...new Set(params.metrics?.length ? params.metrics : scope.metrics)];
   const metrics = names
     .map((name) => catalogue.get(name))

@@ -175,7 +175,7 @@ export type QueryTypes = {
   };
   'find-import-currency-conflict': {
     params: [string | null];
-    row: { "line": number | null; "existing": string; "given": string | null };
+    row: { "line": number | null; "existing": string; "given": string | null; "platform": string; "external_id": string; "name": string };
   };
   'find-organization-ad-accounts': {
     params: [string | null, string[] | null];
