@@ -147,7 +147,7 @@ it(
     );
     assert.match(
       importStderr,
-      /readout: warning: CHF has no exchange rate but money from 2026-01-11: .*readout fx import/,
+      /readout: warning: CHF has no exchange rate but money from 2026-01-11 \([^)]+\): .*readout fx import/,
     );
     // EUR rates only (the ECB's USD per EUR): USD converts, CHF cannot; the rate import says so too.
     const loaded = await fx(t, ['import', '--file', 'eur.csv'], 'date,currency,usd_per_unit\n2026-01-08,EUR,1.2\n');
@@ -246,6 +246,31 @@ it(
     const [{ days }] = await t.db.sql`select count(*)::int as days from fx_rates where currency = 'EUR'`;
     assert.is(days, 1, "the demo's EUR days are gone, not mixed with the imported one");
     for (const currency of demoCurrencies) assert.is(after[currency], 'demo', `${currency} keeps the demo's rates`);
+  }),
+);
+
+it(
+  "replacing the demo's rates names, once, the organizations whose money turns null; an import speaks of its own",
+  withApp(async (t) => {
+    const out = await runCommand(['demo', '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {} });
+    assert.is(out.code, 0, out.stderr);
+    const [{ name: demo }] = await t.db
+      .sql`select name from organizations where id = ${JSON.parse(out.stdout).organizationId}`;
+    const loaded = await fx(t, ['import', '--file', 'a.csv'], 'date,currency,usd_per_unit\n2026-01-01,EUR,1.10\n');
+    assert.is(loaded.code, 0, loaded.stderr);
+    const eur = loaded.stderr.split('\n').filter((line) => line.startsWith('readout: warning: EUR'));
+    assert.is(eur.length, 1, loaded.stderr);
+    assert.match(eur[0], /\(([^)]+)\), now that the file's EUR rates replace the demo's: /);
+    assert.ok(/\(([^)]+)\)/.exec(eur[0])![1].split(', ').includes(demo), eur[0]);
+    // A new organization's import warns of its own money only: the demo's gap is not repeated on every load.
+    const org = await createOrg(t.db.sql, { name: 'Acme' });
+    const facts = `${HEADER}\n2026-01-05,meta-ads,act_1,Meta EU,EUR,c_1,Brand,cr_1,Hero,video,1000,50,100,5,200,400,100\n`;
+    const imported = await importCsv(t, org, facts);
+    assert.is(imported.code, 0, imported.stderr);
+    assert.is(imported.stderr, '', "Acme's EUR money from 2026-01-05 has a rate");
+    const early = await importCsv(t, org, facts.replace('2026-01-05', '2025-12-01'));
+    assert.match(early.stderr, /warning: EUR has no rate before 2026-01-01 but money from 2025-12-01 \(Acme\):/);
+    assert.not.ok(early.stderr.includes(demo), early.stderr);
   }),
 );
 

@@ -286,7 +286,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     return out.rows;
   });
   await query(sql, 'analyze-facts');
-  const warnings = await rateWarnings(sql);
+  const warnings = await rateWarnings(sql, org);
   return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
 }
 

@@ -15,16 +15,19 @@ const RATES_LIMIT = { maxBytes: 16 * 1024 * 1024, command: 'fx import', instead:
 const BATCH = 20_000;
 
 /**
- * Currencies whose money cannot be converted somewhere (no rate on or before the first day it is needed), each with
- * the command that fixes it: shown by `fx import` and `import` (stderr, and `warnings` with --json).
+ * Currencies whose money cannot be converted somewhere (no rate on or before the first day it is needed), naming the
+ * organizations whose money it is, each with the command that fixes it: shown by `fx import` (every organization's)
+ * and `import` (its organization's), on stderr and as `warnings` with --json. A currency whose demo rates an import
+ * replaced says so: the demo's money before the file's first day is what turned null.
  */
-export async function rateWarnings(sql: Sql): Promise<string[]> {
-  const rows = await query(sql, 'find-unconvertible-currencies');
+export async function rateWarnings(sql: Sql, org: string | null, replaced: readonly string[] = []): Promise<string[]> {
+  const rows = await query(sql, 'find-unconvertible-currencies', [org]);
   return rows.map(
     (row) =>
       `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} ` +
-      `but money from ${row.needed_from}: ` +
-      `its money there reads as null in any other currency; run \`readout fx import --file RATES.csv\` with rates ` +
+      `but money from ${row.needed_from} (${row.organizations.join(', ')})` +
+      `${replaced.includes(row.currency) ? `, now that the file's ${row.currency} rates replace the demo's` : ''}: ` +
+      `that money reads as null in any other currency; run \`readout fx import --file RATES.csv\` with rates ` +
       `from ${row.needed_from}`,
   );
 }
@@ -40,9 +43,11 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: ReadText):
     throw error;
   }
   if (rates.length === 0) throw new UsageError('--file: holds no rate');
-  const written = await transaction(sql, async (tx) => {
+  const { written, replaced } = await transaction(sql, async (tx) => {
     await query(tx as unknown as Sql, 'lock-writers');
-    await query(tx as unknown as Sql, 'delete-demo-rates', [[...new Set(rates.map((r) => r.currency))]]);
+    const [{ currencies: replaced }] = await query(tx as unknown as Sql, 'delete-demo-rates', [
+      [...new Set(rates.map((r) => r.currency))],
+    ]);
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {
       const batch = rates.slice(at, at + BATCH);
@@ -53,13 +58,13 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: ReadText):
       ]);
       rows += out.rows;
     }
-    return rows;
+    return { written: rows, replaced };
   });
   // The rates and the rollups converted at them changed: the next report is planned from them (analyze-rates.sql).
   await query(sql, 'analyze-rates');
   const currencies = [...new Set(rates.map((r) => r.currency))].sort();
   const days = new Set(rates.map((r) => r.day)).size;
-  const warnings = await rateWarnings(sql);
+  const warnings = await rateWarnings(sql, null, replaced);
   return {
     ...result(
       { currencies, days, rows: written, warnings },

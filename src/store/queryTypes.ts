@@ -107,7 +107,7 @@ export type QueryTypes = {
   };
   'delete-demo-rates': {
     params: [string[] | null];
-    row: { "rows": number };
+    row: { "currencies": string[] };
   };
   'delete-organization': {
     params: [string | null];
@@ -186,8 +186,8 @@ export type QueryTypes = {
     row: { "id": string };
   };
   'find-unconvertible-currencies': {
-    params: [];
-    row: { "currency": string | null; "needed_from": string | null; "first_rate": string | null };
+    params: [string | null];
+    row: { "currency": string; "needed_from": string | null; "first_rate": string | null; "organizations": string[] };
   };
   'generate-entities': {
     params: [string | null, number | null, number | null, number | null, string[] | null];
