@@ -6,7 +6,7 @@ import { createApp, type App } from './app.ts';
 import { loadConfig } from './config.ts';
 import { SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import { openDatabase } from './store/open.ts';
-import { databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
+import { checkPortFree, databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
 import { readTls } from './serve/tls.ts';
 import { createCounters, servePrometheus } from './serve/prometheus.ts';
 import { flushLines, writeLine } from './http/logLines.ts';
@@ -80,6 +80,12 @@ async function step<T>(
 
 let config = await step(() => loadConfig(process.env));
 const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
+// The port is tried before the data folder and the migrations: a second server on a busy port writes nothing.
+if (process.env[PREPARE_DATA_DIR] === undefined)
+  await step(
+    () => checkPortFree(config.host, config.port),
+    (error) => listenProblem(error, config.host, config.port),
+  );
 
 /**
  * Migrations and the demo may run long: on PostgreSQL they get a connection of their own, without the pool's timeout.
@@ -95,7 +101,10 @@ const preparing = process.env[PREPARE_DATA_DIR];
 if (preparing !== undefined) {
   const db = await step(() => openDatabase({ dataDir: preparing, max: 1 }));
   try {
-    process.stdout.write(`${JSON.stringify({ demo: (await step(() => prepareStore(db.sql))) ?? null })}\n`);
+    const made = await step(() => prepareStore(db.sql));
+    // The log lines first (they may still be queued), so the demo is the last line, as the parent reads it.
+    flushLines();
+    process.stdout.write(`${JSON.stringify({ demo: made ?? null })}\n`);
   } finally {
     await db.close();
   }

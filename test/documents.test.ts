@@ -38,6 +38,21 @@ it('README.md is at most 250 lines, with a table of contents of its sections', (
     assert.ok(readme.includes(`- [${title}](#${slug(title)})`), `the contents list ${title}`);
 });
 
+it('the tools a shell recipe runs that a fresh machine lacks (jq, psql) are named before their first use', () => {
+  for (const path of DOCUMENTS) {
+    const text = readFileSync(path, 'utf8');
+    for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+      const used = new Set(
+        [...block[1].matchAll(/(?:^|\$\(|\| |&& |; )\s*([a-z][a-z0-9-]*)(?= )/gm)].map(([, word]) => word),
+      );
+      const before = text.slice(0, block.index);
+      for (const tool of ['jq', 'psql']) {
+        if (used.has(tool)) assert.ok(before.includes(`\`${tool}\``), `${path}: ${tool} is used before it is named`);
+      }
+    }
+  }
+});
+
 it('every link between the documents names a file, and every anchor a heading', () => {
   const broken: string[] = [];
   for (const document of DOCUMENTS) {

@@ -154,6 +154,8 @@ it('what stops a start is one line naming it, exit 2: a port in use, an unreacha
       assert.is(result.status, 2, `${JSON.stringify(env)}: ${result.stderr}`);
       assert.match(result.stderr, line);
     }
+    // The port is tried first: its DATA_DIR was never made, no migration applied.
+    assert.not.ok(existsSync(join(dir.path, 'data')), 'a server on a busy port wrote nothing');
     const cli = runSync('node', 'src/cli.ts', ['org', 'list'], { DATA_DIR: join(dir.path, 'a-file') });
     assert.is(cli.status, 2, cli.stderr);
     assert.match(cli.stderr, /^readout: DATA_DIR \S+ cannot be used \(ENOTDIR\)\n$/);

@@ -1,5 +1,6 @@
 // What stops a start, said in one line for the operator (exit 2), rather than a stack trace: the configuration, the
 // database that cannot be reached, the data folder, the port, the TLS files.
+import { createServer } from 'node:net';
 import { ConfigError } from '../config.ts';
 import { databaseDescription } from '../store/database.ts';
 import { DataDirError } from '../store/embedded.ts';
@@ -51,6 +52,19 @@ export function listenProblem(error: unknown, host: string, port: number, variab
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
     return `cannot listen on ${at}: HOST is not an address of this machine`;
   return undefined;
+}
+
+/**
+ * Binds the address and lets it go at once, so a port in use is said before the start writes anything (a DATA_DIR,
+ * migrations). PORT=0 is always free.
+ */
+export function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port }, () => probe.close(() => resolve()));
+  });
 }
 
 /** The one line for an error that stops a start, or undefined for a bug (which keeps its stack). */
