@@ -112,6 +112,29 @@ it('headless Chromium renders the reference: every path, samples, search; no for
       { timeout: 10_000 },
     );
     await page.screenshot({ path: join(OUTPUT, 'docs-search.png') });
+    // At 1280 px, a laptop's width, the problem-type table keeps every type's name whole on one line.
+    const laptop = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await laptop.goto(`${server.url}/v1/docs#section/Problem-types`, { waitUntil: 'networkidle' });
+    await laptop.waitForSelector('table a[href*="/problems/"] code', { timeout: 30_000 });
+    const broken = await laptop.evaluate(() =>
+      [...document.querySelectorAll('table a[href*="/problems/"] code')]
+        .filter((code) => code.getClientRects().length > 1)
+        .map((code) => code.textContent),
+    );
+    assert.equal(broken, [], 'no problem type is broken across lines at 1280 px');
+    const overflow = await laptop.evaluate(() =>
+      [...document.querySelectorAll('table')].map((table) => table.scrollWidth - table.clientWidth),
+    );
+    assert.ok(
+      overflow.length && overflow.every((px) => px <= 1),
+      `every table fits its column: ${overflow.join(', ')} px over`,
+    );
+    assert.ok(
+      (await laptop.evaluate(() => document.querySelectorAll('table a[href*="/problems/"] code').length)) > 10,
+      'the table was checked',
+    );
+    await laptop.screenshot({ path: join(OUTPUT, 'docs-1280.png'), fullPage: false });
+    await laptop.close();
     assert.equal(foreign, [], 'no request to another host');
     assert.equal(errors, [], 'no console error');
     assert.ok(existsSync(join(OUTPUT, 'docs.png')));

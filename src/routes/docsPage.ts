@@ -51,13 +51,16 @@ const REDOC_OPTIONS = {
 
 /**
  * The page's own style: the introduction shown until Redoc has rendered, and code that wraps instead of scrolling
- * sideways (the quick start's long lines, the curl samples), everywhere Redoc puts a code block.
+ * sideways (the quick start's long lines, the curl samples), everywhere Redoc puts a code block; a problem type's
+ * name in the table stays whole, where Redoc's narrow middle column would break it mid-word, and the table fits.
  */
 const REFERENCE_STYLE = `body{margin:0}
 #intro{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:900px;margin:0 auto;
 padding:32px 24px}
 #intro h1{font-size:28px;margin:0 0 8px}#intro a{color:#2457c5}#intro .loading{color:#5c6370}
-pre,pre code{white-space:pre-wrap!important;overflow-wrap:anywhere;word-break:break-word}`;
+pre,pre code{white-space:pre-wrap!important;overflow-wrap:anywhere;word-break:break-word}
+table td a code{white-space:nowrap!important;word-break:normal!important;overflow-wrap:normal!important}
+.redoc-markdown table td,.redoc-markdown table th{padding:6px 8px!important}`;
 
 /**
  * The reference page: the document as JSON data (escaped so that no `</script>` can end the block), Redoc's script
