@@ -2,7 +2,7 @@
 // 019): random rate histories and random loads, in random order, and every grouping's money compared with a plain
 // per-day computation made here from what was loaded. Gaps take the latest earlier rate, cross rates go through USD,
 // and money with no rate on or before its day makes its row's money null, never a partial sum. Rows a day or a week at
-// a time (migrations 021, 022) are checked the same way.
+// a time (migrations 021, 022) are checked the same way, and so is every span of days (migration 028).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -320,6 +320,27 @@ it('every grouping in any currency equals a per-day conversion of what was loade
             assert.ok(close(row.metrics.conversion_value, want!.value), where);
           }
         }
+      // The spans of migration 028 themselves, per creative and per campaign: each one's sums are those of its days.
+      const spanRows = await t.db.sql`
+        select 'creative' as kind, s.level, s.start::text as start, cr.name, s.clicks::float8 as clicks, s.spend,
+               s.conversion_value
+        from facts_spans s join creatives cr on cr.id = s.creative_id
+        where s.organization_id = ${org} and s.currency = ${currency}
+        union all
+        select 'campaign', s.level, s.start::text, c.name, s.clicks::float8, s.spend, s.conversion_value
+        from facts_campaign_spans s join campaigns c on c.id = s.campaign_id
+        where s.organization_id = ${org} and s.currency = ${currency}`;
+      assert.ok(spanRows.length > 0, 'spans kept');
+      for (const span of spanRows) {
+        const first = Math.round((Date.parse(span.start) - FIRST_DAY) / 86_400_000);
+        const days = [first, first + 2 ** span.level - 1] as const;
+        const want = model.expected(currency, days, keys[span.kind as 'creative' | 'campaign']).get(span.name);
+        const where = `${span.kind} span ${span.level}/${span.start} of ${span.name} in ${currency}: ${JSON.stringify(span)}, want ${JSON.stringify(want)}`;
+        assert.ok(want, where);
+        assert.is(span.clicks, want!.clicks, where);
+        assert.ok(close(span.spend, want!.spend), where);
+        assert.ok(close(span.conversion_value, want!.value), where);
+      }
       // A day or a week at a time (the daily rollups of campaigns and accounts, native and converted): each period's
       // rows, as the grouping's over that period alone.
       const monday = (d: string) =>

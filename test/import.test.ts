@@ -126,6 +126,8 @@ const ROLLUPS = [
   'facts_campaign_monthly_converted',
   'facts_campaign_daily_converted',
   'facts_account_daily_converted',
+  'facts_spans',
+  'facts_campaign_spans',
 ];
 /** Each rollup's rows of org, one line of JSON a row, sorted. */
 const rollupRows = (sql: TestApp['db']['sql'], org: string) =>

@@ -37,6 +37,8 @@ const FACTS = [
   'facts_monthly_converted',
   'facts_campaign_daily_converted',
   'facts_campaign_monthly_converted',
+  'facts_spans',
+  'facts_campaign_spans',
 ];
 
 it('import, generate, fx import, apply and org delete each leave the tables they changed analysed', async ({ t }) => {
@@ -75,7 +77,7 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   );
   assert.is(rates.code, 0, rates.stderr);
   assert.equal(
-    await stale(t, ['fx_rates', 'facts_monthly_converted', 'facts_campaign_monthly_converted']),
+    await stale(t, ['fx_rates', 'facts_monthly_converted', 'facts_campaign_monthly_converted', 'facts_spans']),
     [],
     'after fx import',
   );

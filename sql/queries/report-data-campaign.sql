@@ -6,7 +6,7 @@ select c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAcc
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
-from report_campaign_facts($1, $2, $3, $4, $5) f
+from report_campaign_spans($1, $2, $3, $4, $5) f
 join campaigns c on c.id = f.campaign_id
 where $6::text is null or strpos(lower(c.name), lower($6)) > 0
 group by c.id

@@ -13,7 +13,7 @@ from (
          sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
          sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
          sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
-  from report_facts($1, $2, $3, $4, $5) f
+  from report_creative_spans($1, $2, $3, $4, $5) f
   group by f.creative_id
 ) s
 join creatives cr on cr.id = s.creative_id and (not $7::boolean or cr.format = 'video')
