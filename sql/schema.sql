@@ -1571,29 +1571,41 @@ AS $function$
   )
   select s.ad_account_id, s.campaign_id, s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value,
          s.video_views, s.video_completions
-  from pieces p
-  join facts_campaign_spans s on s.level = p.level and s.start = p.start, kept k
-  where p.level > 0 and s.ad_account_id = any(p_accounts) and s.ad_account_id = any(k.ids) and s.currency = p_currency
-    and (p_campaigns is null or s.campaign_id = any(p_campaigns))
+  from pieces p, kept k
+  cross join lateral (
+    select * from facts_campaign_spans s
+    where s.ad_account_id = any(p_accounts) and s.level = p.level and s.start = p.start and s.currency = p_currency
+      and (p_campaigns is null or s.campaign_id = any(p_campaigns))
+    offset 0
+  ) s
+  where p.level > 0 and s.ad_account_id = any(k.ids)
   union all
   select d.ad_account_id, d.campaign_id, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
          d.video_views, d.video_completions
-  from pieces p
-  join facts_campaign_daily d on d.day = p.start, same s
-  where p.level = 0 and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(s.ids)
-    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  from pieces p, same o
+  cross join lateral (
+    select * from facts_campaign_daily d
+    where d.ad_account_id = any(p_accounts) and d.day = p.start and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+    offset 0
+  ) d
+  where p.level = 0 and d.ad_account_id = any(o.ids)
   union all
   select d.ad_account_id, d.campaign_id, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
          d.video_views, d.video_completions
-  from pieces p
-  join facts_campaign_daily_converted d on d.day = p.start, rolled o
-  where p.level = 0 and d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids)
-    and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+  from pieces p, rolled o
+  cross join lateral (
+    select * from facts_campaign_daily_converted d
+    where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.day = p.start
+      and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+    offset 0
+  ) d
+  where p.level = 0 and d.ad_account_id = any(o.ids)
   union all
   select f.ad_account_id, f.campaign_id, f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value,
          f.video_views, f.video_completions
   from report_campaign_facts(array(select id from accounts where not same and not rolled), p_campaigns, p_from, p_to,
                              p_currency) f
+  where exists (select 1 from accounts where not same and not rolled)
 $function$;
 
 CREATE OR REPLACE FUNCTION public.report_creative_days(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
@@ -1662,22 +1674,32 @@ AS $function$
   )
   select s.ad_account_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
          s.conversion_value, s.video_views, s.video_completions
-  from pieces p
-  join facts_spans s on s.level = p.level and s.start = p.start, kept k
-  where p.level > 0 and s.ad_account_id = any(p_accounts) and s.ad_account_id = any(k.ids) and s.currency = p_currency
-    and (p_campaigns is null or s.campaign_id = any(p_campaigns))
+  from pieces p, kept k
+  cross join lateral (
+    select * from facts_spans s
+    where s.ad_account_id = any(p_accounts) and s.level = p.level and s.start = p.start and s.currency = p_currency
+      and (p_campaigns is null or s.campaign_id = any(p_campaigns))
+    offset 0
+  ) s
+  where p.level > 0 and s.ad_account_id = any(k.ids)
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
          f.conversion_value * x.factor, f.video_views, f.video_completions
   from pieces p
-  join facts f on f.day = p.start
+  cross join lateral (
+    select * from facts f
+    where f.ad_account_id = any(p_accounts) and f.day = p.start and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+    offset 0
+  ) f
   join accounts a on a.id = f.ad_account_id and (a.same or a.rolled)
   cross join lateral (select case when a.same then 1::float8 else fx_factor(a.currency, p_currency, f.day) end as factor) x
-  where p.level = 0 and f.ad_account_id = any(p_accounts) and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+  where p.level = 0
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend, f.conversions,
          f.conversion_value, f.video_views, f.video_completions
   from report_facts(array(select id from accounts where not same and not rolled), p_campaigns, p_from, p_to, p_currency) f
+  -- Uncorrelated: a one-time filter, so the function is not run at all when every account has its spans.
+  where exists (select 1 from accounts where not same and not rolled)
 $function$;
 
 CREATE OR REPLACE FUNCTION public.report_definition(r reports, p_accounts_all boolean, p_account_ids uuid[])
