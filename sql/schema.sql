@@ -1671,6 +1671,13 @@ AS $function$
     select array_agg(id) as ids from accounts where same or rolled
   ), pieces as materialized (
     select p.level, p.start from span_pieces(p_from, p_to) p
+  ), day_factors as materialized (
+    -- A single day's rate once per currency, not once per fact.
+    select c.currency, p.start as day,
+           case when c.currency = p_currency then 1::float8 else fx_factor(c.currency, p_currency, p.start) end as factor
+    from (select distinct currency from accounts where same or rolled) c
+    cross join pieces p
+    where p.level = 0
   )
   select s.ad_account_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
          s.conversion_value, s.video_views, s.video_completions
@@ -1686,13 +1693,13 @@ AS $function$
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
          f.conversion_value * x.factor, f.video_views, f.video_completions
   from pieces p
+  join accounts a on a.same or a.rolled
+  join day_factors x on x.currency = a.currency and x.day = p.start
   cross join lateral (
     select * from facts f
-    where f.ad_account_id = any(p_accounts) and f.day = p.start and (p_campaigns is null or f.campaign_id = any(p_campaigns))
+    where f.ad_account_id = a.id and f.day = p.start and (p_campaigns is null or f.campaign_id = any(p_campaigns))
     offset 0
   ) f
-  join accounts a on a.id = f.ad_account_id and (a.same or a.rolled)
-  cross join lateral (select case when a.same then 1::float8 else fx_factor(a.currency, p_currency, f.day) end as factor) x
   where p.level = 0
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend, f.conversions,
