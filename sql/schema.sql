@@ -1236,7 +1236,7 @@ declare
   v_sources text[];
   v_targets text[];
 begin
-  for v_level in 1..8 loop
+  for v_level in 2..8 loop
     -- The spans of this length over the days, in each currency kept: (account, start, its currency, the target).
     select array_agg(b.ad_account_id), array_agg(b.start), array_agg(a.currency), array_agg(c.currency)
     into v_accounts, v_starts, v_sources, v_targets
@@ -1254,18 +1254,23 @@ begin
     where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target;
     delete from facts_campaign_spans s using unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
     where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target;
-    if v_level = 1 then
+    if v_level = 2 then
+      -- The shortest span from the facts, its four days' rates once each, not once per fact.
       insert into facts_spans
-      select t.ad_account_id, 1, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id,
+      select t.ad_account_id, 2, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id,
              sum(f.impressions), sum(f.clicks),
              case when count(*) = count(x.factor) then sum(f.spend * x.factor) end, sum(f.conversions),
              case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
              sum(f.video_views), sum(f.video_completions)
-      from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
+      from (
+        select t.*, array(
+                 select case when t.source = t.target then 1::float8 else fx_factor(t.source, t.target, t.start + d) end
+                 from generate_series(0, 3) d order by d) as factors
+        from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
+      ) t
       cross join lateral (select * from facts f where f.ad_account_id = t.ad_account_id
-                          and f.day >= t.start and f.day < t.start + 2 offset 0) f
-      cross join lateral (select case when t.source = t.target then 1::float8
-                                      else fx_factor(t.source, t.target, f.day) end as factor) x
+                          and f.day >= t.start and f.day < t.start + 4 offset 0) f
+      cross join lateral (select t.factors[f.day - t.start + 1] as factor) x
       group by t.ad_account_id, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id;
     else
       insert into facts_spans
@@ -1841,6 +1846,10 @@ begin
     while v_level > 0 and (span_start(v_level, v_at) <> v_at or v_at + (1 << v_level) - 1 > p_to) loop
       v_level := v_level - 1;
     end loop;
+    -- No spans of 2 days are kept (they would hold half the rows, to save a row now and then): two single days.
+    if v_level = 1 then
+      v_level := 0;
+    end if;
     level := v_level;
     start := v_at;
     return next;
