@@ -1255,19 +1255,20 @@ begin
     delete from facts_campaign_spans s using unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
     where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target;
     if v_level = 2 then
-      -- The shortest span from the facts, its four days' rates once each, not once per fact.
+      -- The shortest span from the facts, its four days' rates once each (materialized: not once per fact).
+      with t as materialized (
+        select t.*, array(
+                 select case when t.source = t.target then 1::float8 else fx_factor(t.source, t.target, t.start + d) end
+                 from generate_series(0, 3) d order by d) as factors
+        from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
+      )
       insert into facts_spans
       select t.ad_account_id, 2, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id,
              sum(f.impressions), sum(f.clicks),
              case when count(*) = count(x.factor) then sum(f.spend * x.factor) end, sum(f.conversions),
              case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
              sum(f.video_views), sum(f.video_completions)
-      from (
-        select t.*, array(
-                 select case when t.source = t.target then 1::float8 else fx_factor(t.source, t.target, t.start + d) end
-                 from generate_series(0, 3) d order by d) as factors
-        from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
-      ) t
+      from t
       cross join lateral (select * from facts f where f.ad_account_id = t.ad_account_id
                           and f.day >= t.start and f.day < t.start + 4 offset 0) f
       cross join lateral (select t.factors[f.day - t.start + 1] as factor) x
