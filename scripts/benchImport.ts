@@ -87,7 +87,8 @@ async function bytesPerFact(sql: Sql) {
     from facts_spans s join ad_accounts a on a.id = s.ad_account_id`;
   const spanBytes = await size(['facts_spans', 'facts_campaign_spans']);
   const native = (await size(FACT_TABLES)) + spanBytes * spans.native_share;
-  const converted = (await size(FACT_TABLES.slice(1).map((t) => `${t}_converted`))) + spanBytes * (1 - spans.native_share);
+  const converted =
+    (await size(FACT_TABLES.slice(1).map((t) => `${t}_converted`))) + spanBytes * (1 - spans.native_share);
   return { native: native / n, converted: converted / n };
 }
 
