@@ -419,7 +419,7 @@ filters(
         ['Alpha, "the" first'],
       );
       assert.ok(
-        texts.some((text) => /report-data-campaign|from report_campaign_facts/.test(text)),
+        texts.some((text) => /report-data-campaign|from report_campaign_spans/.test(text)),
         "the export ran the grouping's query",
       );
       for (const text of texts)
