@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { runCommand } from '../src/cli/run.ts';
 import fc from 'fast-check';
 import { IMPORT_COLUMNS } from '../src/cli/data.ts';
-import { readCsv, readCsvStream } from '../src/cli/csv.ts';
+import { CsvError, readCsv, readCsvStream } from '../src/cli/csv.ts';
 import { parse } from 'csv-parse/sync';
 import { testApp, type TestApp } from './support/app.ts';
 import { freshDatabaseUrl, onPostgres } from './support/database.ts';
@@ -473,6 +473,46 @@ it('the CSV reader gives the same records however the bytes are cut into chunks'
     ),
     { numRuns: 300 },
   );
+});
+
+it('the CSV reader agrees with csv-parse on any lines, stray quotes included: the same records, or both refuse', () => {
+  const lines = fc.array(fc.stringMatching(/^[a",\n é]{0,8}$/), { maxLength: 5 });
+  fc.assert(
+    fc.property(lines, fc.constantFrom('\n', '\r\n'), (parts, eol) => {
+      const text = parts.join('\n').replaceAll('\n', eol);
+      const ours = (() => {
+        try {
+          return [...readCsv(text)].map((r) => r.fields);
+        } catch (error) {
+          assert.instance(error, CsvError);
+          return 'refused';
+        }
+      })();
+      const theirs = (() => {
+        try {
+          return parse(text, { skip_empty_lines: true, relax_column_count: true }) as string[][];
+        } catch {
+          return 'refused';
+        }
+      })();
+      assert.equal(ours, theirs, JSON.stringify(text));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+it('bytes that are not UTF-8 are refused on the line that holds them', async () => {
+  const bytes = new Uint8Array([...new TextEncoder().encode('a,b\n1,2\n3,'), 0xff, 0x0a]);
+  const error = await (async () => {
+    try {
+      for await (const _ of readCsvStream([bytes]));
+    } catch (error) {
+      return error as CsvError;
+    }
+  })();
+  assert.instance(error, CsvError);
+  assert.is(error?.line, 3);
+  assert.match(error?.message ?? '', /not UTF-8/);
 });
 
 it('a runaway quote is refused at the record cap and the file is not read further', async () => {

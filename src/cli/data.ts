@@ -1,6 +1,6 @@
 // `import`, `generate` and `account connection`: loading platform data (docs/decisions.md §10).
 import { transaction, type Sql } from '../store/database.ts';
-import { CsvError, readCsvStream, type CsvRecord } from './csv.ts';
+import { CsvError, readCsvPieces, type CsvRecord } from './csv.ts';
 import { query, queryAs, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CONNECTION_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
@@ -36,7 +36,19 @@ const OPTIONAL_COLUMNS = ['campaign_status'] as const;
 const FORMATS: readonly string[] = CREATIVE_FORMATS;
 const STATUSES: readonly string[] = CONNECTION_STATUSES;
 const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
-const WHOLE = new Set(['impressions', 'clicks', 'video_views', 'video_completions']);
+/** Which of the numbers, from impressions on, are counts (whole numbers). */
+const WHOLE = IMPORT_COLUMNS.slice(10).map((name) =>
+  ['impressions', 'clicks', 'video_views', 'video_completions'].includes(name),
+);
+/** The names' places in a staged row, each 1 to 200 characters. */
+const NAMED: [number, string][] = [
+  [3, 'account_id'],
+  [6, 'campaign_id'],
+  [8, 'creative_id'],
+  [4, 'account_name'],
+  [7, 'campaign_name'],
+  [9, 'creative_name'],
+];
 const BATCH = 5000;
 
 /** A staged row: the line, the file's columns in IMPORT_COLUMNS order (numbers as numbers), the campaign's status. */
@@ -86,80 +98,28 @@ function readHeader(line: number, fields: string[]): { at: number[]; status: num
   return { at: IMPORT_COLUMNS.map((name) => fields.indexOf(name)), status: fields.indexOf('campaign_status') };
 }
 
+type Header = { at: number[]; status: number; width: number };
+
 /**
  * Checks every record as it comes; the first fault stops the import (its transaction rolls back, nothing is
- * written). Holds only the accounts' currencies, whatever the file's size.
+ * written). Holds only the accounts' currencies, whatever the file's size. Records come, and rows go, a chunk's at a
+ * time.
  */
-export async function* importRows(records: AsyncIterable<CsvRecord> | Iterable<CsvRecord>): AsyncGenerator<Staged> {
-  const currencies = new Map<string, string>();
-  let header: { at: number[]; status: number } | undefined;
-  let width = 0;
+export async function* importRows(
+  pieces: AsyncIterable<CsvRecord[]> | Iterable<CsvRecord[]>,
+): AsyncGenerator<Staged[]> {
+  const seen = { currencies: new Map<string, string>(), date: '' };
+  let header: Header | undefined;
   try {
-    for await (const { line, fields } of records) {
+    for await (const records of pieces) {
+      let from = 0;
       if (!header) {
-        header = readHeader(line, fields);
-        width = fields.length;
-        continue;
+        header = { ...readHeader(records[0].line, records[0].fields), width: records[0].fields.length };
+        from = 1;
       }
-      if (fields.length !== width) fail(line, `has ${fields.length} fields, expected ${width}`);
-      const [
-        date,
-        platform,
-        account,
-        accountName,
-        currency,
-        campaign,
-        campaignName,
-        creative,
-        creativeName,
-        format,
-        ...numbers
-      ] = header.at.map((i) => fields[i]);
-      if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
-      if (!(PLATFORMS as readonly string[]).includes(platform))
-        fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
-      if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
-      if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
-      for (const [name, value] of [
-        ['account_id', account],
-        ['campaign_id', campaign],
-        ['creative_id', creative],
-        ['account_name', accountName],
-        ['campaign_name', campaignName],
-        ['creative_name', creativeName],
-      ]) {
-        if (!value.trim() || value.length > 200) fail(line, `${name} must be 1 to 200 characters`);
-      }
-      const status = header.status < 0 ? null : fields[header.status];
-      if (status !== null && !CAMPAIGN_STATES.includes(status))
-        fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
-      const key = `${platform}:${account}`;
-      if ((currencies.get(key) ?? currency) !== currency)
-        fail(line, `account ${account} is in ${currencies.get(key)} on an earlier line, not ${currency}`);
-      currencies.set(key, currency);
-      const parsed = numbers.map((value, n) => {
-        const column = IMPORT_COLUMNS[10 + n];
-        const whole = WHOLE.has(column);
-        if (!(whole ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,6})?$/).test(value)) {
-          fail(line, `${column} "${value}" must be a non-negative ${whole ? 'whole number' : 'number'}`);
-        }
-        return Number(value);
-      });
-      yield [
-        line,
-        date,
-        platform,
-        account,
-        accountName,
-        currency,
-        campaign,
-        campaignName,
-        creative,
-        creativeName,
-        format,
-        ...parsed,
-        status,
-      ];
+      const rows: Staged[] = new Array(records.length - from);
+      for (let r = from; r < records.length; r++) rows[r - from] = stage(records[r], header, seen);
+      if (rows.length) yield rows;
     }
   } catch (error) {
     if (error instanceof CsvError) fail(error.line, error.message);
@@ -168,8 +128,53 @@ export async function* importRows(records: AsyncIterable<CsvRecord> | Iterable<C
   if (!header) fail(1, 'the file is empty');
 }
 
+/**
+ * One record checked and staged. seen: each account's currency so far, and the last date checked (a file is mostly
+ * sorted by day: a date checked once holds for the lines that repeat it).
+ */
+function stage({ line, fields }: CsvRecord, header: Header, seen: { currencies: Map<string, string>; date: string }) {
+  if (fields.length !== header.width) fail(line, `has ${fields.length} fields, expected ${header.width}`);
+  const { at } = header;
+  const row: Staged = new Array(IMPORT_COLUMNS.length + 2);
+  row[0] = line;
+  for (let c = 0; c < 10; c++) row[c + 1] = fields[at[c]];
+  const date = row[1] as string;
+  if (date !== seen.date) {
+    if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
+    seen.date = date;
+  }
+  const platform = row[2] as string;
+  const account = row[3] as string;
+  const currency = row[5] as string;
+  const format = row[10] as string;
+  if (!(PLATFORMS as readonly string[]).includes(platform))
+    fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
+  if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
+  if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
+  for (const [c, name] of NAMED) {
+    const value = row[c] as string;
+    if (value.length > 200 || !value.trim()) fail(line, `${name} must be 1 to 200 characters`);
+  }
+  const status = header.status < 0 ? null : fields[header.status];
+  if (status !== null && !CAMPAIGN_STATES.includes(status))
+    fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
+  const key = `${platform}:${account}`;
+  const known = seen.currencies.get(key);
+  if (known === undefined) seen.currencies.set(key, currency);
+  else if (known !== currency) fail(line, `account ${account} is in ${known} on an earlier line, not ${currency}`);
+  for (let c = 10; c < IMPORT_COLUMNS.length; c++) {
+    const value = fields[at[c]];
+    const whole = WHOLE[c - 10];
+    if (!(whole ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,6})?$/).test(value))
+      fail(line, `${IMPORT_COLUMNS[c]} "${value}" must be a non-negative ${whole ? 'whole number' : 'number'}`);
+    row[c + 1] = Number(value);
+  }
+  row[IMPORT_COLUMNS.length + 1] = status;
+  return row;
+}
+
 /** Where staged rows go: COPY on PostgreSQL, batches of inserts on the embedded socket (which does not speak COPY). */
-type Sink = { add(row: Staged): Promise<void>; end(): Promise<void>; abort(error: unknown): void };
+type Sink = { add(rows: Staged[]): Promise<void>; end(): Promise<void>; abort(error: unknown): void };
 
 async function copySink(tx: Sql): Promise<Sink> {
   const stream = await tx`copy import_rows from stdin`.writable();
@@ -181,23 +186,30 @@ async function copySink(tx: Sql): Promise<Sink> {
     v === null
       ? '\\N'
       : typeof v === 'number' || !special.test(v)
-        ? String(v)
+        ? v
         : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
   // Lines are written a batch at a time: a write per row costs more than the row's own work.
-  let pending: string[] = [];
+  let pending = '';
+  let lines = 0;
   const flush = async () => {
-    const text = pending.join('');
-    pending = [];
+    const text = pending;
+    pending = '';
+    lines = 0;
     if (!stream.write(text)) await new Promise((resolve) => stream.once('drain', resolve));
   };
   return {
-    async add(row) {
+    async add(rows) {
       if (failed) throw failed;
-      pending.push(`${row.map(escapeText).join('\t')}\n`);
-      if (pending.length >= BATCH) await flush();
+      for (const row of rows) {
+        let line = `${row[0]}`;
+        for (let c = 1; c < row.length; c++) line += `\t${escapeText(row[c])}`;
+        pending += `${line}\n`;
+      }
+      lines += rows.length;
+      if (lines >= BATCH) await flush();
     },
     end: async () => {
-      if (pending.length) await flush();
+      if (lines) await flush();
       await new Promise<void>((resolve, reject) =>
         failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())),
       );
@@ -217,8 +229,8 @@ function batchSink(tx: Queryable): Sink {
     await queryAs(tx, 'stage-import-rows', columns);
   };
   return {
-    async add(row) {
-      batch.push(row);
+    async add(rows) {
+      for (const row of rows) batch.push(row);
       if (batch.length >= BATCH) await flush();
     },
     end: flush,
@@ -238,9 +250,8 @@ function progressMeter(progress: (line: string) => void) {
   const started = performance.now();
   let shown = started;
   let rows = 0;
-  return (count = 1) => {
+  return (count: number) => {
     rows += count;
-    if ((rows & 63) !== 0) return;
     const now = performance.now();
     if (now - shown < 1000) return;
     shown = now;
@@ -263,10 +274,10 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     const sink = deps.copy ? await copySink(tx as unknown as Sql) : batchSink(tx);
     let withStatus = false;
     try {
-      for await (const row of importRows(readCsvStream(streamFileFlag(deps.readStream(f.file), f.file)))) {
-        withStatus = row[row.length - 1] !== null;
-        await sink.add(row);
-        tick();
+      for await (const rows of importRows(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)))) {
+        withStatus = rows[0][rows[0].length - 1] !== null;
+        await sink.add(rows);
+        tick(rows.length);
       }
       await sink.end();
     } catch (error) {
