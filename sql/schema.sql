@@ -1047,6 +1047,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_converted_rollups(p_accounts uuid[], p_months date[], p_target text)
  RETURNS void
  LANGUAGE sql
+ SET jit TO 'off'
 AS $function$
   delete from facts_monthly_converted m
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
@@ -1209,6 +1210,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_rollups(p_accounts uuid[], p_days date[])
  RETURNS void
  LANGUAGE plpgsql
+ SET jit TO 'off'
 AS $function$
 declare
   v_month_accounts uuid[];
@@ -1229,6 +1231,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_spans(p_accounts uuid[], p_days date[], p_target text, p_native boolean)
  RETURNS void
  LANGUAGE plpgsql
+ SET jit TO 'off'
 AS $function$
 declare
   v_accounts uuid[];
@@ -1255,44 +1258,63 @@ begin
     delete from facts_campaign_spans s using unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
     where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target;
     if v_level = 2 then
-      -- The shortest span from the facts, its four days' rates once each (materialized: not once per fact).
+      -- An account's span once, with its currencies (targets) and each one's four days' rates (factors[k][day]).
       with t as materialized (
-        select t.*, array(
+        select t.ad_account_id, t.start, array_agg(t.target) as targets,
+               array_agg(array(
                  select case when t.source = t.target then 1::float8 else fx_factor(t.source, t.target, t.start + d) end
-                 from generate_series(0, 3) d order by d) as factors
+                 from generate_series(0, 3) d order by d)) as factors
         from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
+        group by t.ad_account_id, t.start
       )
       insert into facts_spans
-      select t.ad_account_id, 2, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id,
-             sum(f.impressions), sum(f.clicks),
-             case when count(*) = count(x.factor) then sum(f.spend * x.factor) end, sum(f.conversions),
-             case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
-             sum(f.video_views), sum(f.video_completions)
+      select t.ad_account_id, 2, t.start, s.target, s.creative_id, s.campaign_id, s.organization_id, s.impressions,
+             s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
       from t
-      cross join lateral (select * from facts f where f.ad_account_id = t.ad_account_id
-                          and f.day >= t.start and f.day < t.start + 4 offset 0) f
-      cross join lateral (select t.factors[f.day - t.start + 1] as factor) x
-      group by t.ad_account_id, t.start, t.target, f.creative_id, f.campaign_id, f.organization_id;
+      cross join lateral (
+        select t.targets[k] as target, f.creative_id, f.campaign_id, f.organization_id,
+               sum(f.impressions) as impressions, sum(f.clicks) as clicks,
+               case when count(*) = count(t.factors[k][f.day - t.start + 1])
+                 then sum(f.spend * t.factors[k][f.day - t.start + 1]) end as spend,
+               sum(f.conversions) as conversions,
+               case when count(*) = count(t.factors[k][f.day - t.start + 1])
+                 then sum(f.conversion_value * t.factors[k][f.day - t.start + 1]) end as conversion_value,
+               sum(f.video_views) as video_views, sum(f.video_completions) as video_completions
+        from facts f
+        cross join generate_subscripts(t.targets, 1) k
+        where f.ad_account_id = t.ad_account_id and f.day >= t.start and f.day < t.start + 4
+        group by k, f.creative_id, f.campaign_id, f.organization_id
+      ) s;
     else
       insert into facts_spans
       select t.ad_account_id, v_level, t.start, t.target, s.creative_id, s.campaign_id, s.organization_id,
-             sum(s.impressions), sum(s.clicks), case when count(*) = count(s.spend) then sum(s.spend) end,
-             sum(s.conversions), case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end,
-             sum(s.video_views), sum(s.video_completions)
+             s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
-      join facts_spans s on s.ad_account_id = t.ad_account_id and s.level = v_level - 1 and s.currency = t.target
-        and s.start >= t.start and s.start < t.start + (1 << v_level)
-      group by t.ad_account_id, t.start, t.target, s.creative_id, s.campaign_id, s.organization_id;
+      cross join lateral (
+        select s.creative_id, s.campaign_id, s.organization_id,
+               sum(s.impressions) as impressions, sum(s.clicks) as clicks,
+               case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
+               case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
+               sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
+        from facts_spans s
+        where s.ad_account_id = t.ad_account_id and s.level = v_level - 1 and s.currency = t.target
+          and s.start >= t.start and s.start < t.start + (1 << v_level)
+        group by s.creative_id, s.campaign_id, s.organization_id
+      ) s;
     end if;
     insert into facts_campaign_spans
     select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
-           sum(s.impressions), sum(s.clicks), case when count(*) = count(s.spend) then sum(s.spend) end,
-           sum(s.conversions), case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end,
-           sum(s.video_views), sum(s.video_completions)
+           s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
     from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
-    join facts_spans s on s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start
-      and s.currency = t.target
-    group by t.ad_account_id, t.start, t.target, s.campaign_id, s.organization_id;
+    cross join lateral (
+      select s.campaign_id, s.organization_id, sum(s.impressions) as impressions, sum(s.clicks) as clicks,
+             case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
+             case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
+             sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
+      from facts_spans s
+      where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target
+      group by s.campaign_id, s.organization_id
+    ) s;
   end loop;
 end
 $function$;
