@@ -103,13 +103,15 @@ for (const [what, csv, message] of badFiles) {
   });
 }
 
-it('a file that repeats the numbers already loaded writes no fact and rebuilds no rollup', async ({ t }) => {
+it('a file that repeats what is loaded writes no fact, campaign or creative and rebuilds no rollup', async ({ t }) => {
   const org = await createOrg(t.db.sql);
   const sql = t.db.sql;
   assert.is((await importCsv(t, org, FIXTURE_CSV)).code, 0);
   const versions = () =>
     sql`select (select string_agg(xmin::text, ',' order by day, creative_id) from facts where organization_id = ${org}) as facts,
-      (select string_agg(xmin::text, ',' order by month, creative_id) from facts_monthly where organization_id = ${org}) as months`;
+      (select string_agg(xmin::text, ',' order by month, creative_id) from facts_monthly where organization_id = ${org}) as months,
+      (select string_agg(xmin::text, ',' order by id) from campaigns where organization_id = ${org}) as campaigns,
+      (select string_agg(xmin::text, ',' order by id) from creatives where organization_id = ${org}) as creatives`;
   const before = await versions();
   const again = await importCsv(t, org, FIXTURE_CSV);
   assert.is(again.code, 0, again.stderr);
