@@ -138,7 +138,11 @@ async function waiters(sql: Sql, count: number) {
     const [row] =
       await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
     if (row.n >= count) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${count} writers to wait`);
+    if (Date.now() > end) {
+      const sessions = await sql`select state, wait_event_type, wait_event, left(query, 80) as query
+        from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+      throw new Error(`timed out waiting for ${count} writers to wait; sessions: ${JSON.stringify(sessions)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -147,11 +151,12 @@ it('a rate import and an import queued behind a held fact update both finish onc
   if (skipped(!onPostgres, 'concurrent writers', 'queued behind a held update', WHY)) return;
   const t = await testApp({ max: 8 });
   const held = postgres(t.db.url, { max: 1, onnotice: () => {} });
+  // Released in `finally` too: a failed step must fail the test, not leave the held transaction (and the run) waiting.
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
   try {
     const { org, token } = await setUp(t);
     // An ordinary fact update that changes nothing, held open: it holds what every fact writer takes.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
     const holding = held.begin(async (tx) => {
       await tx`update facts set clicks = clicks where organization_id = ${org} and day = '2026-01-05'`;
       await released;
@@ -168,6 +173,7 @@ it('a rate import and an import queued behind a held fact update both finish onc
     assert.is(i.code, 0, i.stderr);
     await assertGroupings(t, org, token);
   } finally {
+    release();
     await held.end();
     await t.close();
   }
