@@ -2,7 +2,7 @@
 // string or a stream of chunks, so a file of any size is read in constant memory. Each record is numbered by the line
 // it starts on, and a fault names that line in the words the rest of the command line uses.
 // Written here rather than taken from csv-parse: an import spent most of its JavaScript time there, while a line
-// without a quote (nearly every line of a platform's export) is one String.split (BENCHMARKS.md, "Loading facts").
+// without a quote (nearly every line of a platform's export) is one String.split (BENCHMARKS.md, "What makes it fast").
 
 export type CsvRecord = { line: number; fields: string[] };
 
