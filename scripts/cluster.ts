@@ -235,9 +235,10 @@ async function main(): Promise<number> {
     });
 
     await record('report data served by the standby', async () => {
-      await until('the standby to serve reads', async () => (await servedByStandby()) > 0, 20_000);
-      const reads = await servedByStandby();
-      if (reads <= 0) throw new Error('the standby ran no fact table scans');
+      // A burst whose charges the standby has not replayed yet is rightly read on the primary: asked again until one
+      // is served by the standby, whose scans are the ones reported (a second burst could meet the same lag).
+      let reads = 0;
+      await until('the standby to serve reads', async () => (reads = await servedByStandby()) > 0, 20_000);
       return `12 data answers: ${reads} fact table scans in the standby's pg_stat_user_tables`;
     });
 
