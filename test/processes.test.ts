@@ -143,7 +143,7 @@ it('generate killed mid-run leaves nothing of itself behind: no accounts, campai
     // Killed once its first days of facts are in: the accounts, campaigns and creatives went in before them.
     await new Promise<void>((resolve, reject) => {
       let err = '';
-      const timer = setTimeout(() => reject(new Error(`no progress in 60 s: ${err}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`no progress in 150 s: ${err}`)), 150_000);
       child.stderr!.on('data', (chunk) => {
         err += chunk;
         if (/generate: \d+\/300 days/.test(err)) clearTimeout(timer), resolve();
