@@ -1602,32 +1602,32 @@ AS $function$
   from pieces p, kept k
   cross join lateral (
     select * from facts_campaign_spans s
-    where s.ad_account_id = any(p_accounts) and s.level = p.level and s.start = p.start and s.currency = p_currency
+    where s.ad_account_id = any(k.ids) and s.level = p.level and s.start = p.start and s.currency = p_currency
       and (p_campaigns is null or s.campaign_id = any(p_campaigns))
     offset 0
   ) s
-  where p.level > 0 and s.ad_account_id = any(k.ids)
+  where p.level > 0
   union all
   select d.ad_account_id, d.campaign_id, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
          d.video_views, d.video_completions
   from pieces p, same o
   cross join lateral (
     select * from facts_campaign_daily d
-    where d.ad_account_id = any(p_accounts) and d.day = p.start and (p_campaigns is null or d.campaign_id = any(p_campaigns))
+    where d.ad_account_id = any(o.ids) and d.day = p.start and (p_campaigns is null or d.campaign_id = any(p_campaigns))
     offset 0
   ) d
-  where p.level = 0 and d.ad_account_id = any(o.ids)
+  where p.level = 0
   union all
   select d.ad_account_id, d.campaign_id, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
          d.video_views, d.video_completions
   from pieces p, rolled o
   cross join lateral (
     select * from facts_campaign_daily_converted d
-    where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.day = p.start
+    where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day = p.start
       and (p_campaigns is null or d.campaign_id = any(p_campaigns))
     offset 0
   ) d
-  where p.level = 0 and d.ad_account_id = any(o.ids)
+  where p.level = 0
   union all
   select f.ad_account_id, f.campaign_id, f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value,
          f.video_views, f.video_completions
@@ -1712,11 +1712,11 @@ AS $function$
   from pieces p, kept k
   cross join lateral (
     select * from facts_spans s
-    where s.ad_account_id = any(p_accounts) and s.level = p.level and s.start = p.start and s.currency = p_currency
+    where s.ad_account_id = any(k.ids) and s.level = p.level and s.start = p.start and s.currency = p_currency
       and (p_campaigns is null or s.campaign_id = any(p_campaigns))
     offset 0
   ) s
-  where p.level > 0 and s.ad_account_id = any(k.ids)
+  where p.level > 0
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
          f.conversion_value * x.factor, f.video_views, f.video_completions

@@ -97,6 +97,7 @@ const SHIPPED: Record<string, string> = {
   '027_account_sources': '95ef8e4800fdcbf9',
   '028_spans': '138a1b29227c0047',
   '029_span_rebuild': '06292112d42ca2e0',
+  '030_span_reads': 'a3253b5dac4e5151',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
