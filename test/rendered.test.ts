@@ -250,6 +250,31 @@ it('custom formulas where a double overflows or underflows to zero: the same val
   assert.equal(sameDoubles(sql), sameDoubles(cells));
 });
 
+it('a nested custom formula is computed a level at a time: PostgreSQL inlines every operation, none is a call a row', async ({
+  t,
+}) => {
+  // (clicks + video_views) / impressions * 100 and, nested deeper, ctr / (cpc - 1): nested in one expression, an
+  // operation whose argument is another's was a SQL function call a row (and so was js_round over it).
+  const ref = (name: string): Formula => ({ op: 'ref', name });
+  const op = (o: '+' | '-' | '*' | '/', left: Formula, right: Formula): Formula => ({ op: o, left, right });
+  const engagement = op('*', op('/', op('+', ref('clicks'), ref('video_views')), ref('impressions')), {
+    op: 'num',
+    value: 100,
+  });
+  const nested = op('/', ref('ctr'), op('-', ref('cpc'), { op: 'neg', arg: op('*', ref('spend'), ref('clicks')) }));
+  const plans = [engagement, nested].map(
+    (formula, i): MetricPlan => ({ name: `custom_${i}`, conversionDerived: false, formula, kind: 'decimal' }),
+  );
+  for (const format of ['xlsx', 'json'] as const) {
+    const explained = await t.db.sql.unsafe(`explain (verbose) ${renderedQuery(SOURCE, shape(KEYS, plans), format)}`, [
+      '[]' as never,
+    ]);
+    const text = explained.map((row) => Object.values(row)[0]).join('\n');
+    assert.match(text, /CASE/, `${format}: the plan's expressions shown`);
+    assert.not.match(text, /formula_|js_round/, `${format}: every function inlined`);
+  }
+});
+
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
   for (const format of ['xlsx', 'json'] as const) {

@@ -141,19 +141,41 @@ export function evaluate(formula: Formula, values: Record<string, number | null>
 /**
  * The formula as a SQL expression, over the SQL of the metrics it names (ref): the functions of migration 020, which
  * are evaluate's operations. A number is written from its parsed double (String() round-trips through float8in), never
- * from the formula's text.
+ * from the formula's text. step: puts an operation's SQL in a column of its own, computed `depth` levels over the
+ * sums (1: over sums alone), and gives the column's name (formulaColumns, metrics.ts); without it, operations nest.
  */
-export function formulaSql(formula: Formula, ref: (name: string) => string): string {
+export function formulaSql(
+  formula: Formula,
+  ref: (name: string) => string,
+  step?: (sql: string, depth: number) => string,
+): string {
+  return stepped(formula, ref, step).sql;
+}
+
+function stepped(
+  formula: Formula,
+  ref: (name: string) => string,
+  step?: (sql: string, depth: number) => string,
+): { sql: string; depth: number } {
   switch (formula.op) {
     case 'num':
-      return Math.abs(formula.value) <= FORMULA_BOUND ? `'${String(formula.value)}'::float8` : 'null::float8';
+      return {
+        sql: Math.abs(formula.value) <= FORMULA_BOUND ? `'${String(formula.value)}'::float8` : 'null::float8',
+        depth: 0,
+      };
     case 'ref':
-      return `(${ref(formula.name)})`;
-    case 'neg':
-      return `(-${formulaSql(formula.arg, ref)})`;
+      return { sql: `(${ref(formula.name)})`, depth: 0 };
+    case 'neg': {
+      const arg = stepped(formula.arg, ref, step);
+      return { sql: `(-${arg.sql})`, depth: arg.depth };
+    }
     default: {
       const fn = { '+': 'formula_add', '-': 'formula_sub', '*': 'formula_mul', '/': 'formula_div' }[formula.op];
-      return `${fn}(${formulaSql(formula.left, ref)}, ${formulaSql(formula.right, ref)})`;
+      const left = stepped(formula.left, ref, step);
+      const right = stepped(formula.right, ref, step);
+      const sql = `${fn}(${left.sql}, ${right.sql})`;
+      const depth = Math.max(left.depth, right.depth) + 1;
+      return { sql: step ? step(sql, depth) : sql, depth };
     }
   }
 }

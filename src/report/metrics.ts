@@ -137,15 +137,51 @@ function inline(tree: Formula, ref: (name: string) => Formula): Formula {
   }
 }
 
+/** A formula's reference to a metric, in SQL over the sums' columns named prefix + their name. */
+const metricRef = (prefix: string) => (name: string) => SYSTEM_METRICS[name]?.sql(prefix) ?? 'null::float8';
+
 /**
  * A metric as a SQL expression over the sums' columns (a grouping's query): a system one's SQL, or a custom formula
  * over them (formula.ts), which gives the same double as computing it here does. prefix: the comparison range's
- * sums are named COMPARED + their base metric (report/query.ts).
+ * sums are named COMPARED + their base metric (report/query.ts). Over many rows, formulaColumns computes it faster.
  */
 export function metricSql(metric: MetricPlan, prefix = ''): string {
-  return metric.formula
-    ? formulaSql(metric.formula, (name) => SYSTEM_METRICS[name]?.sql(prefix) ?? 'null::float8')
-    : SYSTEM_METRICS[metric.name].sql(prefix);
+  return metric.formula ? formulaSql(metric.formula, metricRef(prefix)) : SYSTEM_METRICS[metric.name].sql(prefix);
+}
+
+/** Rows with their formulas' operations as columns: the query that gives them, and each metric's SQL over it. */
+export type MetricColumns = { source: string; sql: (metric: MetricPlan, prefix?: string) => string };
+
+/**
+ * source's rows with each operation of the formulas among metrics (over the sums named prefix + name, for each of
+ * prefixes) computed once, in a column of its own: one query level
+ * a depth of operations (`offset 0` keeps each a level). Nested in one expression, an operation whose argument is
+ * another's is not inlined (PostgreSQL inlines a function that uses an argument twice only when it is cheap) and runs
+ * as a call a row, 15 times slower (BENCHMARKS.md, "Custom metrics"). Without formulas, source as it is.
+ */
+export function formulaColumns(source: string, metrics: MetricPlan[], prefixes = ['']): MetricColumns {
+  const levels: string[][] = [];
+  const named = new Map<string, string>();
+  const step = (sql: string, depth: number) => {
+    let name = named.get(sql);
+    if (name === undefined) {
+      name = `_step${named.size}`;
+      named.set(sql, name);
+      (levels[depth - 1] ??= []).push(`${sql} as ${name}`);
+    }
+    return name;
+  };
+  const computed = new Map<string, string>();
+  for (const prefix of prefixes) {
+    for (const { name, formula } of metrics)
+      if (formula) computed.set(`${prefix} ${name}`, formulaSql(formula, metricRef(prefix), step));
+  }
+  let text = source;
+  for (const level of levels) text = `select s.*, ${level.join(', ')} from (\n${text}\n) s offset 0`;
+  return {
+    source: text,
+    sql: (metric, prefix = '') => computed.get(`${prefix} ${metric.name}`) ?? metricSql(metric, prefix),
+  };
 }
 
 /** The prefix of the comparison range's sums in a composed query's columns (docs/decisions.md §6). */

@@ -12,7 +12,7 @@ import {
   BASE_METRICS,
   COMPARED,
   comparedSums,
-  metricSql,
+  formulaColumns,
   SYSTEM_METRICS,
   tidySql,
   writeMetrics,
@@ -191,14 +191,18 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     return { ...main, composed: false };
   }
   const params = [...main.params];
-  let from = `(\n${main.text}\n) s`;
+  let rowsOf = main.text;
   if (data.compared) {
     const other = source(data, { from: compareFrom!, to: compareTo! }, oneCurrency);
-    from = `(${bothRanges(main.text, renumbered(other.text, params.length), data)}) s`;
+    rowsOf = bothRanges(main.text, renumbered(other.text, params.length), data);
     params.push(...other.params);
   }
+  const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
+  const filtered = data.filters.flatMap((filter) => (filter.on === 'metric' ? [filter.metric] : []));
+  const computed = formulaColumns(rowsOf, metric ? [...filtered, metric] : filtered);
+  const from = `(\n${computed.source}\n) s`;
   const bind = (value: string | number) => `$${params.push(value)}`;
-  const where = data.filters.map((filter) => filterSql(filter, bind));
+  const where = data.filters.map((filter) => filterSql(filter, bind, computed.sql));
   const columns = [
     ...data.keys.map((key) => (key === interval ? `s.period as ${quoted(key)}` : `s.${quoted(key)}`)),
     ...sumColumns(data).map((sum) => `s.${sum}`),
@@ -206,13 +210,12 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
   // The grouping's query is in the answer's order already, and a filter or the summary's CTE keeps it; a sort or the
   // comparison's join orders anew. (Ordering again by the text of a period its query sorts by date would sort
   // every row a second time.)
-  const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
   const order =
     !metric && !data.compared
       ? []
       : [
           ...(interval === undefined ? [] : ['s.period']),
-          ...(metric ? [`${tidySql(metricSql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`] : []),
+          ...(metric ? [`${tidySql(computed.sql(metric))} ${data.params.sortDesc ? 'desc' : 'asc'} nulls last`] : []),
           ...ROW_ORDER[data.grouping].map((key) => `s.${quoted(key)}`),
         ];
   const rows =

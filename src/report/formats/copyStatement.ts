@@ -4,7 +4,7 @@ import { UUID_KEYS } from '../dimensions.ts';
 import {
   BASE_METRICS,
   COMPARED,
-  metricSql,
+  formulaColumns,
   SYSTEM_METRICS,
   type BaseMetric,
   type MetricPlan,
@@ -43,17 +43,18 @@ export const EXPORT_SETTINGS =
  */
 export function copyCsvStatement(source: string, shape: RowShape, name: string): string {
   const { keys, metrics } = shape;
+  const computed = formulaColumns(source, metrics, shape.compared ? ['', COMPARED] : ['']);
   const columns = [
     // The summary's row (query.ts) is marked first: its first cell is Total, which no uuid column can hold.
     ...(shape.summary ? ['q._total'] : []),
     ...keys.map((key) => `q.${quoted(key)}::${UUID_KEYS.has(key) ? 'uuid' : 'text'}`),
     ...sumsUsed(metrics).map((sum) => `q.${sum}::float8`),
     // A custom metric's value (formula.ts, the same double as computed here), after the sums.
-    ...metrics.filter((metric) => metric.formula).map((metric) => `(${metricSql(metric)})::float8`),
+    ...metrics.filter((metric) => metric.formula).map((metric) => `(${computed.sql(metric)})::float8`),
     // Every metric over the comparison range, computed, last.
-    ...(shape.compared ? metrics.map((metric) => `(${metricSql(metric, COMPARED)})::float8`) : []),
+    ...(shape.compared ? metrics.map((metric) => `(${computed.sql(metric, COMPARED)})::float8`) : []),
   ];
-  const select = `select ${columns.join(', ')} from (\n${source}\n) q`;
+  const select = `select ${columns.join(', ')} from (\n${computed.source}\n) q`;
   return `/* ${name}, as binary COPY */ ${EXPORT_SETTINGS}; copy (${select}) to stdout (format binary)`;
 }
 

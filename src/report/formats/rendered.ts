@@ -12,7 +12,7 @@
 // are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
 // query itself, and the CSV export's query is its slower side.)
 import { UUID_KEYS } from '../dimensions.ts';
-import { COMPARED, metricSql, tidySql, type MetricPlan, type RowShape } from '../metrics.ts';
+import { COMPARED, formulaColumns, tidySql, type MetricPlan, type RowShape } from '../metrics.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 
@@ -59,6 +59,7 @@ export function renderedQuery(source: string, shape: RowShape, format: RenderedF
     keys.length,
     columns.map((metric) => metric.kind),
   );
+  const computed = formulaColumns(source, metrics, compared ? ['', COMPARED] : ['']);
   const key = (key: string) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text`;
   const values = [
     ...keys.map((k, i) =>
@@ -66,9 +67,9 @@ export function renderedQuery(source: string, shape: RowShape, format: RenderedF
         ? `case when q._total then 'Total' else ${key(k)} end as d0`
         : `${key(k)} as d${i}`,
     ),
-    ...metrics.map((metric, i) => `${tidySql(metricSql(metric))} as m${i}`),
+    ...metrics.map((metric, i) => `${tidySql(computed.sql(metric))} as m${i}`),
     ...(compared
-      ? metrics.map((metric, i) => `${tidySql(metricSql(metric, COMPARED))} as m${metrics.length + i}`)
+      ? metrics.map((metric, i) => `${tidySql(computed.sql(metric, COMPARED))} as m${metrics.length + i}`)
       : []),
     ...(summary ? ['q._total as t'] : []),
     // As text once: a row's twelve references to it would each convert the number again.
@@ -76,7 +77,7 @@ export function renderedQuery(source: string, shape: RowShape, format: RenderedF
   ];
   const line = format === 'xlsx' ? sheetLine(keys, columns.length, styles) : jsonLine(keys, metrics, compared, summary);
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
-  const rows = `select ${values.join(', ')} from (\n${source}\n) q offset 0`;
+  const rows = `select ${values.join(', ')} from (\n${computed.source}\n) q offset 0`;
   const marked = format === 'json' && summary ? ', t as total' : '';
   return `/* ${name}, rendered as ${format} */ select ${line} as line${marked} from (${rows}) v`;
 }
