@@ -46,7 +46,7 @@ export function heavyLane(perClient: number): HeavyLane {
       const from = reads.heavy;
       let lent: Lent;
       try {
-        lent = await from.lend(deadline);
+        lent = await from.lend(deadline, principal.clientId);
       } catch (error) {
         if (deadline.aborted) throw requestTimeout();
         throw error;
