@@ -98,13 +98,14 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
 /** Reads the configuration; an unset or empty variable takes its default. Throws ConfigError with one line. */
 /**
- * Heavy connections on PostgreSQL: one a core and one more, at least 3, up to 10. A report or an export keeps a
- * backend busy for its whole query; more of them than the cores made every other backend, cheap requests' included,
- * wait its turn for a core, and finished no more work (BENCHMARKS.md, "Heavy requests"). A client holds all of them
- * but one at most (store/exclusive.ts), so its stalled downloads leave one for everybody else. The API's cores stand
- * for the database's; HEAVY_CONNECTIONS says otherwise.
+ * Heavy connections on PostgreSQL: two a core, up to 10, and one more than a client may hold. A report or an export
+ * keeps a backend busy for its whole query; many more of them than the cores made every other backend, cheap requests'
+ * included, wait its turn for a core, and finished no more work (BENCHMARKS.md, "What makes it fast").
+ * A download its client stalls holds its connection, idle, until the deadline: one client's HEAVY_PER_CLIENT of them
+ * must leave one for everybody else. The API's cores stand for the database's; HEAVY_CONNECTIONS says otherwise.
  */
-export const heavyConnectionsFor = (cores: number) => Math.max(3, Math.min(10, (Math.floor(cores) || 1) + 1));
+export const heavyConnectionsFor = (cores: number, perClient: number) =>
+  Math.max(perClient + 1, Math.min(10, 2 * (Math.floor(cores) || 1)));
 
 /** cores: the machine's (navigator.hardwareConcurrency), for the default of HEAVY_CONNECTIONS. */
 export function loadConfig(
@@ -160,7 +161,7 @@ export function loadConfig(
     // A production database is never seeded by accident; the embedded one starts with something to read.
     demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
-    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? heavyConnectionsFor(cores) : 4),
+    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? heavyConnectionsFor(cores, e.HEAVY_PER_CLIENT) : 4),
     metricsPort: e.METRICS_PORT,
     tls,
   };

@@ -383,8 +383,8 @@ filters(
     const spied = new WeakSet<object>();
     let pool: ExclusivePool | undefined;
     const heavy: ExclusivePool = {
-      async lend(signal, clientId) {
-        const lent = await pool!.lend(signal, clientId);
+      async lend(signal) {
+        const lent = await pool!.lend(signal);
         if (!spied.has(lent)) {
           spied.add(lent);
           const unsafe = lent.sql.unsafe.bind(lent.sql);

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
-import { bearer, createClient, getToken, tenant } from './support/fixtures.ts';
+import { bearer, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 
 const it = suite<{ t: TestApp }>('heavy requests per client');
@@ -41,38 +41,3 @@ it('with its one place taken by an open download: a 304 is still answered, data 
 });
 
 it.run();
-
-const pool = suite<{ t: TestApp }>('heavy connections shared between clients');
-pool.before(async (ctx) => {
-  ctx.t = await testApp({
-    env: { TOKEN_TTL_S: '86400', HEAVY_PER_CLIENT: '4', HEAVY_CONNECTIONS: '2', REQUEST_DEADLINE_MS: '4000' },
-  });
-});
-pool.after(async (ctx) => ctx.t.close());
-
-pool(
-  'stalled downloads of one client hold all connections but one: another client is answered meanwhile',
-  async ({ t }) => {
-    const { org, token } = await tenant(t);
-    const otherToken = await getToken(t, await createClient(t.db.sql, org, { name: 'dashboard' }));
-    const { report } = await fixtureReport(t, org);
-    const range = 'dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign';
-    const first = await t.fetch(`/v1/reports/${report}/export.csv?${range}`, bearer(token));
-    assert.is(first.status, 200);
-    // Its second download waits for a connection while its first is unread: the last one stays for everybody else.
-    const second = t.fetch(`/v1/reports/${report}/export.csv?${range}`, bearer(token));
-    try {
-      // Without a connection left, it would wait for the first download to end, here past its deadline (a 504).
-      const answered = await t.fetch(`/v1/reports/${report}/data?${range}`, bearer(otherToken));
-      assert.is(answered.status, 200);
-      await answered.arrayBuffer();
-    } finally {
-      await first.body!.cancel();
-    }
-    const later = await second;
-    assert.is(later.status, 200, 'the waiting download is served once a connection is free');
-    await later.body!.cancel();
-  },
-);
-
-pool.run();

@@ -337,7 +337,7 @@ it('a connection given up the moment it is lent is no unhandled rejection', asyn
     // A HEAD on an export: the connection is lent (a new one each time: one given up is never reused), its first
     // exchange begun, and given up at once, while postgres.js may still be making the connection.
     for (let i = 0; i < 40; i++) {
-      const lent = await pool.lend(new AbortController().signal, 'head');
+      const lent = await pool.lend(new AbortController().signal);
       lent.busy();
       // Given up a little later each time, so that some land while the connection is being made.
       await new Promise((resolve) => setTimeout(resolve, i / 4));

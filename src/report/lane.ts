@@ -46,7 +46,7 @@ export function heavyLane(perClient: number): HeavyLane {
       const from = reads.heavy;
       let lent: Lent;
       try {
-        lent = await from.lend(deadline, principal.clientId);
+        lent = await from.lend(deadline);
       } catch (error) {
         if (deadline.aborted) throw requestTimeout();
         throw error;

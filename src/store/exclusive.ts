@@ -146,11 +146,8 @@ export class Lent {
 }
 
 export type ExclusivePool = {
-  /**
-   * A connection of its own for the caller; waits for one while `size` are lent, or while its client holds all but
-   * one of them (a client's stalled downloads leave a connection for everybody else), until signal aborts.
-   */
-  lend(signal: AbortSignal, clientId: string): Promise<Lent>;
+  /** A connection of its own for the caller; waits for one while `size` are lent, until signal aborts. */
+  lend(signal: AbortSignal): Promise<Lent>;
   /** clean: its last exchange was read to the end, so the connection is idle; otherwise it is abandoned. */
   giveBack(lent: Lent, clean: boolean): void;
   close(): Promise<void>;
@@ -190,13 +187,8 @@ export function exclusivePool(
   const settings = sessionSettings({ statementTimeoutMs });
   const beginStatement = `begin; ${setLocal(settings)}; select pg_backend_pid() as pid`;
   const idle: Lent[] = [];
-  const waiting: { clientId: string; resolve(lent: Lent): void; reject(error: unknown): void }[] = [];
+  const waiting: { resolve(lent: Lent): void; reject(error: unknown): void }[] = [];
   let lent = 0;
-  /** The connections each client holds, and who holds each: no client holds more than `share`. */
-  const held = new Map<string, number>();
-  const holders = new Map<Lent, string>();
-  const share = Math.max(1, size - 1);
-  const mayTake = (clientId: string) => lent < size && (held.get(clientId) ?? 0) < share;
   let closed = false;
 
   function open(): Lent {
@@ -229,17 +221,10 @@ export function exclusivePool(
     return holder;
   }
 
-  function handOut(clientId: string): Lent {
+  function handOut(): Lent {
     lent++;
-    held.set(clientId, (held.get(clientId) ?? 0) + 1);
-    let connection: Lent | undefined;
-    while (!connection && idle.length > 0) {
-      const next = idle.pop()!;
-      if (!next.broken) connection = next.handedOut();
-    }
-    connection ??= open();
-    holders.set(connection, clientId);
-    return connection;
+    for (let next = idle.pop(); next; next = idle.pop()) if (!next.broken) return next.handedOut();
+    return open();
   }
 
   /** A connection that knows its backend; one that cannot even say so is given back broken. */
@@ -254,13 +239,12 @@ export function exclusivePool(
   }
 
   const pool: ExclusivePool = {
-    async lend(signal, clientId) {
+    async lend(signal) {
       if (closed) throw new Error('the database is closing');
-      if (mayTake(clientId)) return ready(handOut(clientId));
+      if (lent < size) return ready(handOut());
       return ready(
         await new Promise<Lent>((resolve, reject) => {
           const waiter = {
-            clientId,
             resolve: (l: Lent) => (signal.removeEventListener('abort', giveUp), resolve(l)),
             reject,
           };
@@ -278,19 +262,10 @@ export function exclusivePool(
 
     giveBack(connection, clean) {
       lent--;
-      const clientId = holders.get(connection)!;
-      holders.delete(connection);
-      const left = held.get(clientId)! - 1;
-      if (left > 0) held.set(clientId, left);
-      else held.delete(clientId);
       if (!clean || !connection.clean || closed) connection.abandon();
       else idle.push(connection);
-      // The first waiting whose client may take one: a client at its share waits behind the others.
-      const at = waiting.findIndex((w) => mayTake(w.clientId));
-      if (at >= 0) {
-        const [next] = waiting.splice(at, 1);
-        next.resolve(handOut(next.clientId));
-      }
+      const next = waiting.shift();
+      if (next) next.resolve(handOut());
     },
 
     stats: () => ({ inUse: lent, waiting: waiting.length, size }),
