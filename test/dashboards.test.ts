@@ -75,6 +75,8 @@ const METRICS = [
   'roas',
   'video_views',
   'per_view',
+  // Nested: PostgreSQL computes it a level an operation (metrics.ts, formulaColumns), for filters as for rows.
+  'engaged',
 ];
 const DAYS = ['2026-01-05', '2026-01-06', '2026-01-07', '2026-02-10'];
 const GROUPINGS: Grouping[] = ['total', 'campaign', 'month', 'ad-account', 'video', 'creative'];

@@ -3,7 +3,7 @@
 import { didYouMean } from '../http/nearest.ts';
 import { ApiError } from '../http/problem.ts';
 import { UUID_KEYS } from './dimensions.ts';
-import { metricSql, tidySql, type MetricColumns, type MetricPlan } from './metrics.ts';
+import { tidySql, type MetricColumns, type MetricPlan } from './metrics.ts';
 import { DIMENSION_OPERATORS, METRIC_OPERATORS, type Filter, type FilterOperator } from './params.ts';
 import { quoted } from './formats/rendered.ts';
 
@@ -69,13 +69,13 @@ const SQL_COMPARISON: Record<string, string> = { '==': '=', '!=': '<>', '>': '>'
 /**
  * A filter as a condition over a composed query's row `s`, its value bound by bind (which answers its `$n`). A metric
  * is compared as the answer gives it (tidied), so a row kept is one whose shown number holds; null holds nothing,
- * as SQL has it (sqlOf: its SQL, formulaColumns' when the row has them). Text is compared exactly (uuids in lower
+ * as SQL has it (sqlOf: a metric's SQL over the row, formulaColumns'). Text is compared exactly (uuids in lower
  * case, as they are written), or contained in any case.
  */
 export function filterSql(
   filter: FilterPlan,
   bind: (value: string | number) => string,
-  sqlOf: MetricColumns['sql'] = metricSql,
+  sqlOf: MetricColumns['sql'],
 ): string {
   if (filter.on === 'metric') {
     return `${tidySql(sqlOf(filter.metric))} ${SQL_COMPARISON[filter.op]} ${bind(filter.value)}::float8`;

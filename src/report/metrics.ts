@@ -154,8 +154,8 @@ export type MetricColumns = { source: string; sql: (metric: MetricPlan, prefix?:
 
 /**
  * source's rows with each operation of the formulas among metrics (over the sums named prefix + name, for each of
- * prefixes) computed once, in a column of its own: one query level
- * a depth of operations (`offset 0` keeps each a level). Nested in one expression, an operation whose argument is
+ * prefixes) computed once, in a column of its own: one query level a depth of operations (`offset 0` keeps each a
+ * level). Nested in one expression, an operation whose argument is
  * another's is not inlined (PostgreSQL inlines a function that uses an argument twice only when it is cheap) and runs
  * as a call a row, 15 times slower (BENCHMARKS.md, "Custom metrics"). Without formulas, source as it is.
  */
