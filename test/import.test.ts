@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { runCommand } from '../src/cli/run.ts';
 import fc from 'fast-check';
-import { IMPORT_COLUMNS } from '../src/cli/data.ts';
+import { IMPORT_COLUMNS } from '../src/cli/importFile.ts';
 import { CsvError, readCsv, readCsvStream } from '../src/cli/csv.ts';
 import { parse } from 'csv-parse/sync';
 import { testApp, type TestApp } from './support/app.ts';
@@ -165,7 +165,8 @@ it('an import that restates some days and adds others leaves every rollup as a r
     '2026-01-05,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,1,1,1,1,1,0,0',
     '2026-03-01,google-ads,G1,Google US,USD,C3,Gamma search,K3,Gamma image,image,2,2,2,2,2,0,0',
   ].join('\n');
-  assert.is((await importCsv(t, org, restated)).code, 0);
+  const restatedOut = await importCsv(t, org, restated);
+  assert.is(restatedOut.code, 0, restatedOut.stderr);
   const imported = await rollupRows(sql, org);
   assert.ok(imported[0].length > 2 && imported[4].length > 2, 'native and converted rollups written');
   const rebuilt = await sql
@@ -177,6 +178,86 @@ it('an import that restates some days and adds others leaves every rollup as a r
     })
     .catch((error) => error.rows);
   for (const [i, table] of ROLLUPS.entries()) assert.is(imported[i], rebuilt[i], table);
+});
+
+/** A line of an import file, over a small world of ids so that keys, days and names repeat. */
+const importLine = fc.record({
+  day: fc.constantFrom('2026-01-05', '2026-01-06', '2026-01-07', '2026-02-01'),
+  platform: fc.constantFrom('meta-ads', 'google-ads'),
+  account: fc.constantFrom('A1', 'A2'),
+  campaign: fc.constantFrom('C1', 'C2'),
+  creative: fc.constantFrom('K1', 'K2'),
+  name: fc.constantFrom('one', 'two', 'three, "quoted"'),
+  format: fc.constantFrom('image', 'video'),
+  status: fc.constantFrom('active', 'paused'),
+  clicks: fc.nat({ max: 1000 }),
+});
+type ImportLine = typeof importLine extends fc.Arbitrary<infer T> ? T : never;
+
+/** What the files leave, by the documented rules: each key's last line wins, names and statuses from theirs too. */
+function importModel(files: ImportLine[][]) {
+  const facts = new Map<string, number>();
+  const names = new Map<string, string>();
+  for (const lines of files) {
+    for (const l of lines) {
+      const account = `${l.platform}/${l.account}`;
+      const campaign = `${account}/${l.campaign}`;
+      const creative = `${campaign}/${l.creative}`;
+      facts.set(`${creative}@${l.day}`, l.clicks);
+      names.set(`account ${account}`, `${l.name} a`);
+      names.set(`campaign ${campaign}`, `${l.name} c ${l.status}`);
+      names.set(`creative ${creative}`, `${l.name} k ${l.format}`);
+    }
+  }
+  return { facts: [...facts].sort(), names: [...names].sort() };
+}
+
+const importText = (lines: ImportLine[]) =>
+  [
+    `${HEADER},campaign_status`,
+    ...lines.map(
+      (l) =>
+        `${l.day},${l.platform},${l.account},"${l.name.replace(/"/g, '""')} a",${l.account === 'A1' ? 'EUR' : 'USD'},` +
+        `${l.campaign},"${l.name.replace(/"/g, '""')} c",${l.creative},"${l.name.replace(/"/g, '""')} k",${l.format},` +
+        `1,${l.clicks},1,0,0,0,0,${l.status}`,
+    ),
+  ].join('\n');
+
+it('any files, days repeated and out of order: each key as its last line has it, counted once', async ({ t }) => {
+  const sql = t.db.sql;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.array(importLine, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 2 }),
+      async (files) => {
+        const org = await createOrg(sql);
+        for (const lines of files) {
+          const out = await importCsv(t, org, importText(lines));
+          assert.is(out.code, 0, out.stderr);
+          const keys = new Set(lines.map((l) => `${l.platform}/${l.account}/${l.campaign}/${l.creative}@${l.day}`));
+          assert.is(JSON.parse(out.stdout).rows, keys.size, 'each key and day counted once');
+        }
+        const facts = await sql`
+        select a.platform || '/' || a.external_id || '/' || c.external_id || '/' || cr.external_id || '@' || f.day as key,
+          f.clicks::int as clicks
+        from facts f join ad_accounts a on a.id = f.ad_account_id join campaigns c on c.id = f.campaign_id
+        join creatives cr on cr.id = f.creative_id where f.organization_id = ${org}`;
+        const names = await sql`
+        select 'account ' || platform || '/' || external_id as key, name from ad_accounts where organization_id = ${org}
+        union all
+        select 'campaign ' || a.platform || '/' || a.external_id || '/' || c.external_id, c.name || ' ' || c.status
+        from campaigns c join ad_accounts a on a.id = c.ad_account_id where c.organization_id = ${org}
+        union all
+        select 'creative ' || a.platform || '/' || a.external_id || '/' || c.external_id || '/' || cr.external_id,
+          cr.name || ' ' || cr.format
+        from creatives cr join campaigns c on c.id = cr.campaign_id join ad_accounts a on a.id = c.ad_account_id
+        where cr.organization_id = ${org}`;
+        const model = importModel(files);
+        assert.equal(facts.map((r) => [r.key, r.clicks]).sort(), model.facts);
+        assert.equal(names.map((r) => [r.key, r.name]).sort(), model.names);
+      },
+    ),
+    { numRuns: 25 },
+  );
 });
 
 it('an account, campaign or creative that facts name cannot be deleted from under them', async ({ t }) => {

@@ -1,3 +1,3 @@
--- The staged rows' statistics, so apply-import is planned for their real number and keys rather than a guess
--- (a temporary table has none until analysed, and autovacuum never does it).
-analyze import_rows
+-- The staged creatives' statistics, so the import's statements are planned for their real number rather than a
+-- guess (a temporary table has none until analysed, and autovacuum never does it).
+analyze import_creatives

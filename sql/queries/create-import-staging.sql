@@ -1,7 +1,6 @@
--- Creates the transaction's staging table for imported rows (dropped at commit).
+-- Creates the transaction's staging table for imported facts (dropped at commit): a line's creative by the number the
+-- import gave it (import_creatives), its day and numbers.
 create temporary table import_rows (
-  line integer, day date, platform text, account_external_id text, account_name text, currency text,
-  campaign_external_id text, campaign_name text, creative_external_id text, creative_name text, format text,
-  impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision,
-  video_views bigint, video_completions bigint, campaign_status text
+  line integer, creative integer, day date, impressions bigint, clicks bigint, spend double precision,
+  conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint
 ) on commit drop

@@ -1,6 +1,10 @@
 // Written by `npm run sql:types` from the files of sql/queries, as PostgreSQL describes each statement: its
 // parameters and its row. Do not edit; change the query, or its header's `-- not null:` line, and run it again.
 export type QueryTypes = {
+  'create-import-creatives-staging': {
+    params: [];
+    row: {  };
+  };
   'create-import-staging': {
     params: [];
     row: {  };
@@ -20,10 +24,6 @@ export type QueryTypes = {
   'analyze-rates': {
     params: [];
     row: {  };
-  };
-  'apply-import': {
-    params: [string | null, boolean | null];
-    row: { "rows": number; "account_ids": string[] };
   };
   'catalogue-bump-version': {
     params: [string | null];
@@ -241,6 +241,22 @@ export type QueryTypes = {
     params: [string | null];
     row: { "code": string; "name": string; "public_api": boolean; "conversion_metrics": boolean; "budget": number; "locked": boolean };
   };
+  'import-accounts': {
+    params: [string | null];
+    row: { "id": string };
+  };
+  'import-campaigns': {
+    params: [string | null, boolean | null];
+    row: {  };
+  };
+  'import-creatives': {
+    params: [string | null];
+    row: {  };
+  };
+  'import-facts': {
+    params: [string | null];
+    row: { "repeated_days": number };
+  };
   'list-ad-accounts': {
     params: [(string | number) | null, (string | number) | null, string | null, boolean | null, string[] | null, string | null];
     row: { "total": number | null; "items": unknown };
@@ -401,8 +417,12 @@ export type QueryTypes = {
     params: [string | null, boolean | null];
     row: { "organization_id": string; "locked": boolean };
   };
+  'stage-import-creatives': {
+    params: [number[] | null, number[] | null, string[] | null, string[] | null, string[] | null, string[] | null, number[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null];
+    row: {  };
+  };
   'stage-import-rows': {
-    params: [number[] | null, ((Date | string)[]) | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null, string[] | null];
+    params: [number[] | null, number[] | null, ((Date | string)[]) | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null];
     row: {  };
   };
   'standby-caught-up': {

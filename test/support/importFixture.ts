@@ -1,6 +1,6 @@
 // A small, exactly known data set loaded through the import command: an EUR and a USD account over three days.
 import { runCommand } from '../../src/cli/run.ts';
-import { IMPORT_COLUMNS } from '../../src/cli/data.ts';
+import { IMPORT_COLUMNS } from '../../src/cli/importFile.ts';
 import type { TestApp } from './app.ts';
 import { onPostgres } from './database.ts';
 

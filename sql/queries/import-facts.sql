@@ -1,0 +1,37 @@
+-- Writes the staged facts into organization $1, their creatives created by import-creatives: a day already loaded is
+-- replaced, and where a file gives a creative's day twice its last line wins. Only a creative whose days did not rise
+-- line by line (repeats) can give one twice, so only those creatives' lines are grouped to find it.
+-- A fact whose numbers the file repeats is left as it is: no new row version, no stamp, no rollup rebuilt (a
+-- platform's restatement re-sends weeks of which few days changed).
+-- Returns repeated_days: how many days the repeating creatives give, each counted once.
+-- not null: repeated_days
+with resolved as materialized (
+  select k.creative, k.repeats, a.id as ad_account_id, c.id as campaign_id, cr.id as creative_id
+  from import_creatives k
+  join ad_accounts a on a.organization_id = $1 and a.platform = k.platform and a.external_id = k.account_external_id
+  join campaigns c on c.ad_account_id = a.id and c.external_id = k.campaign_external_id
+  join creatives cr on cr.campaign_id = c.id and cr.external_id = k.creative_external_id
+), last_lines as materialized (
+  select max(i.line) as line
+  from import_rows i
+  join import_creatives k on k.creative = i.creative and k.repeats
+  group by i.creative, i.day
+), facts_in as (
+  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
+                     conversions, conversion_value, video_views, video_completions)
+  select $1::uuid, r.ad_account_id, r.campaign_id, r.creative_id, i.day, i.impressions, i.clicks, i.spend,
+         i.conversions, i.conversion_value, i.video_views, i.video_completions
+  from import_rows i
+  join resolved r on r.creative = i.creative
+  where not r.repeats or i.line in (select line from last_lines)
+  on conflict (ad_account_id, day, creative_id) do update set
+    impressions = excluded.impressions, clicks = excluded.clicks, spend = excluded.spend,
+    conversions = excluded.conversions, conversion_value = excluded.conversion_value,
+    video_views = excluded.video_views, video_completions = excluded.video_completions
+  where (facts.impressions, facts.clicks, facts.spend, facts.conversions, facts.conversion_value, facts.video_views,
+         facts.video_completions)
+    is distinct from (excluded.impressions, excluded.clicks, excluded.spend, excluded.conversions,
+                      excluded.conversion_value, excluded.video_views, excluded.video_completions)
+)
+-- facts_in runs to completion unread, as every data-modifying WITH part does.
+select (select count(*)::int from last_lines) as repeated_days

@@ -1,0 +1,433 @@
+// `readout import`: a platform's CSV checked line by line, staged, and written in one transaction (docs/commands.md,
+// "Importing platform data"; docs/decisions.md §10).
+import { transaction, type Sql } from '../store/database.ts';
+import { CsvError, readCsvPieces, type CsvRecord } from './csv.ts';
+import { query, queryAs, type Queryable } from '../store/queries.ts';
+import { CAMPAIGN_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
+import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
+import { didYouMean } from '../http/nearest.ts';
+import { requireOrganization } from './org.ts';
+import { result } from './output.ts';
+import { rateWarnings } from './fx.ts';
+
+/**
+ * The import file's columns (docs/commands.md, "Importing platform data"), in any order; campaign_status may be added.
+ */
+export const IMPORT_COLUMNS = [
+  'date',
+  'platform',
+  'account_id',
+  'account_name',
+  'currency',
+  'campaign_id',
+  'campaign_name',
+  'creative_id',
+  'creative_name',
+  'format',
+  'impressions',
+  'clicks',
+  'spend',
+  'conversions',
+  'conversion_value',
+  'video_views',
+  'video_completions',
+] as const;
+const OPTIONAL_COLUMNS = ['campaign_status'] as const;
+/** Where the numbers start in IMPORT_COLUMNS. */
+const FIRST_NUMBER = 10;
+
+const FORMATS: readonly string[] = CREATIVE_FORMATS;
+const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
+/** Which of the numbers, from impressions on, are counts (whole numbers). */
+const WHOLE = IMPORT_COLUMNS.slice(FIRST_NUMBER).map((name) =>
+  ['impressions', 'clicks', 'video_views', 'video_completions'].includes(name),
+);
+/** The names' places in IMPORT_COLUMNS, each 1 to 200 characters. */
+const NAMED = [2, 5, 7, 3, 6, 8];
+const BATCH = 5000;
+
+/** A staged fact: its line, its creative's number (Creative.number), its day, then its numbers as the file has them. */
+type Fact = (string | number)[];
+
+/** A creative the file names, as its last line has it: what create-import-creatives-staging's table holds. */
+class Creative {
+  /** Its days rose line by line so far; once they do not, a day of it may be given twice. */
+  lastDay = '';
+  repeats = false;
+  lines = 0;
+  constructor(
+    readonly number: number,
+    readonly platform: string,
+    readonly account: string,
+    readonly campaign: string,
+    readonly creative: string,
+    readonly currency: string,
+    readonly accountFirstLine: number,
+    public line: number,
+    public fields: string[],
+    public status: string | null,
+  ) {}
+}
+
+type Header = { at: number[]; status: number; width: number };
+
+const fail = (line: number, why: string): never => {
+  throw new UsageError(`--file: line ${line}: ${why}`);
+};
+
+function checkDate(value: string) {
+  const d = new Date(`${value}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+}
+
+/** The separator a spreadsheet may have saved the header with instead of commas, named as a person reads it. */
+function otherSeparator(header: string): string | undefined {
+  const named: [string, string][] = [
+    [';', 'semicolons'],
+    ['\t', 'tabs'],
+    ['|', 'bars'],
+  ];
+  return named.find(([char]) => header.split(char).length > IMPORT_COLUMNS.length / 2)?.[1];
+}
+
+const meant = (name: string, known: readonly string[]) => {
+  const near = didYouMean(name, known);
+  return near ? ` (${near})` : '';
+};
+
+/** Where each column is in the file's records, from its header: every column once, campaign_status optional. */
+function readHeader({ line, fields }: CsvRecord): Header {
+  const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS];
+  const separator = fields.length < IMPORT_COLUMNS.length ? otherSeparator(fields.join(',')) : undefined;
+  if (separator)
+    fail(line, `the header's names are separated by ${separator}: the file must be comma-separated (RFC 4180)`);
+  const unknown = fields.filter((name) => !known.includes(name));
+  const missing = IMPORT_COLUMNS.filter((name) => !fields.includes(name));
+  const twice = fields.filter((name, i) => fields.indexOf(name) !== i);
+  if (unknown.length || missing.length || twice.length) {
+    const why = [
+      missing.length ? `lacks ${missing.join(', ')}` : '',
+      unknown.length ? `has unknown ${unknown.map((n) => `"${n}"${meant(n, known)}`).join(', ')}` : '',
+      twice.length ? `repeats ${twice.join(', ')}` : '',
+    ].filter(Boolean);
+    fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add campaign_status`);
+  }
+  const at = IMPORT_COLUMNS.map((name) => fields.indexOf(name));
+  return { at, status: fields.indexOf('campaign_status'), width: fields.length };
+}
+
+/**
+ * The file's lines checked as they come, the first fault stopping the import (its transaction rolls back, nothing is
+ * written): facts() yields them a chunk at a time; the creatives they name are kept, one each, for creatives(). What
+ * is held grows with the creatives a file names, not with its lines.
+ */
+export class ImportFile {
+  private header: Header | undefined;
+  private readonly creativesByKey = new Map<string, Creative>();
+  /** Each account's currency and first line, by platform and id (a platform's name has no colon). */
+  private readonly accounts = new Map<string, { currency: string; line: number }>();
+  private checkedDate = '';
+
+  constructor(private readonly pieces: AsyncIterable<CsvRecord[]>) {}
+
+  get withStatus() {
+    return (this.header?.status ?? -1) >= 0;
+  }
+
+  async *facts(): AsyncGenerator<Fact[]> {
+    try {
+      for await (const records of this.pieces) {
+        let from = 0;
+        if (!this.header) {
+          this.header = readHeader(records[0]);
+          from = 1;
+        }
+        const facts: Fact[] = new Array(records.length - from);
+        for (let r = from; r < records.length; r++) facts[r - from] = this.stage(records[r], this.header);
+        if (facts.length) yield facts;
+      }
+    } catch (error) {
+      if (error instanceof CsvError) fail(error.line, error.message);
+      throw error;
+    }
+    if (!this.header) fail(1, 'the file is empty');
+  }
+
+  /** The creatives the file names, in the order it first named them; read once facts() is done. */
+  creatives(): IterableIterator<Creative> {
+    return this.creativesByKey.values();
+  }
+
+  /** One line checked; its creative noted (the last line's names win); the fact staged. */
+  private stage({ line, fields }: CsvRecord, header: Header): Fact {
+    if (fields.length !== header.width) fail(line, `has ${fields.length} fields, expected ${header.width}`);
+    const { at } = header;
+    const date = fields[at[0]];
+    if (date !== this.checkedDate) {
+      if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
+      this.checkedDate = date;
+    }
+    const platform = fields[at[1]];
+    const currency = fields[at[4]];
+    const format = fields[at[9]];
+    if (!(PLATFORMS as readonly string[]).includes(platform))
+      fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
+    if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
+    if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
+    for (const c of NAMED) {
+      const value = fields[at[c]];
+      if (value.length > 200 || !value.trim()) fail(line, `${IMPORT_COLUMNS[c]} must be 1 to 200 characters`);
+    }
+    const status = header.status < 0 ? null : fields[header.status];
+    if (status !== null && !CAMPAIGN_STATES.includes(status))
+      fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
+    const creative = this.creativeOf(line, fields, at, status);
+    if (date > creative.lastDay) creative.lastDay = date;
+    else creative.repeats = true;
+    creative.lines++;
+    const fact: Fact = new Array(3 + IMPORT_COLUMNS.length - FIRST_NUMBER);
+    for (let c = FIRST_NUMBER; c < IMPORT_COLUMNS.length; c++) {
+      const value = fields[at[c]];
+      const whole = WHOLE[c - FIRST_NUMBER];
+      if (!(whole ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,6})?$/).test(value))
+        fail(line, `${IMPORT_COLUMNS[c]} "${value}" must be a non-negative ${whole ? 'whole number' : 'number'}`);
+      fact[c - FIRST_NUMBER + 3] = value;
+    }
+    fact[0] = line;
+    fact[1] = creative.number;
+    fact[2] = date;
+    return fact;
+  }
+
+  /** The line's creative, known from an earlier line or new; its names and status become this line's. */
+  private creativeOf(line: number, fields: string[], at: number[], status: string | null): Creative {
+    const platform = fields[at[1]];
+    const account = fields[at[2]];
+    const campaign = fields[at[5]];
+    const id = fields[at[7]];
+    // Lengths first, so no two creatives' ids run together into one key.
+    const key = `${account.length},${campaign.length},${platform},${account}${campaign}${id}`;
+    const currency = fields[at[4]];
+    const known = this.creativesByKey.get(key);
+    if (known) {
+      if (currency !== known.currency)
+        fail(line, `account ${account} is in ${known.currency} on an earlier line, not ${currency}`);
+      known.line = line;
+      known.fields = fields;
+      known.status = status;
+      return known;
+    }
+    const accountKey = `${platform}:${account}`;
+    let seen = this.accounts.get(accountKey);
+    if (!seen) this.accounts.set(accountKey, (seen = { currency, line }));
+    else if (seen.currency !== currency)
+      fail(line, `account ${account} is in ${seen.currency} on an earlier line, not ${currency}`);
+    const created = new Creative(
+      this.creativesByKey.size,
+      platform,
+      account,
+      campaign,
+      id,
+      currency,
+      seen.line,
+      line,
+      fields,
+      status,
+    );
+    this.creativesByKey.set(key, created);
+    return created;
+  }
+
+  /** A creative as import_creatives holds it (create-import-creatives-staging), its names from its last line. */
+  stagedCreative(k: Creative): (string | number | boolean | null)[] {
+    const { at } = this.header!;
+    const f = k.fields;
+    return [
+      k.number,
+      k.line,
+      k.platform,
+      k.account,
+      f[at[3]],
+      k.currency,
+      k.accountFirstLine,
+      k.campaign,
+      f[at[6]],
+      k.status,
+      k.creative,
+      f[at[8]],
+      f[at[9]],
+      k.repeats ? 't' : 'f',
+    ];
+  }
+}
+
+/** Where staged rows go: COPY on PostgreSQL, batches of inserts on the embedded socket (which does not speak COPY). */
+type Sink = {
+  add(rows: (string | number | boolean | null)[][]): Promise<void>;
+  end(): Promise<void>;
+  abort(error: unknown): void;
+};
+
+// COPY text format (PostgreSQL, COPY "Text Format"): backslash, tab and line breaks escaped; most fields have none.
+const SPECIAL = /[\\\t\n\r]/;
+const escapeText = (v: string | number | boolean | null) =>
+  v === null
+    ? '\\N'
+    : typeof v !== 'string' || !SPECIAL.test(v)
+      ? v
+      : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+
+/**
+ * COPY into a staging table, each row a line of `encode`'s. A fact's fields are digits and a date, checked as read:
+ * they go as they are; a creative's names are escaped.
+ */
+async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Promise<Sink> {
+  const stream = await (table === 'import_rows'
+    ? tx`copy import_rows from stdin`
+    : tx`copy import_creatives from stdin`
+  ).writable();
+  const encode =
+    table === 'import_rows'
+      ? (row: unknown[]) => row.join('\t')
+      : (row: (string | number | boolean | null)[]) => row.map(escapeText).join('\t');
+  let failed: unknown;
+  stream.on('error', (error) => (failed ??= error));
+  // Lines are written a batch at a time: a write per row costs more than the row's own work.
+  let pending = '';
+  let lines = 0;
+  const flush = async () => {
+    const text = pending;
+    pending = '';
+    lines = 0;
+    if (!stream.write(text)) await new Promise((resolve) => stream.once('drain', resolve));
+  };
+  return {
+    async add(rows) {
+      if (failed) throw failed;
+      for (const row of rows) pending += `${encode(row)}\n`;
+      lines += rows.length;
+      if (lines >= BATCH) await flush();
+    },
+    end: async () => {
+      if (lines) await flush();
+      await new Promise<void>((resolve, reject) =>
+        failed ? reject(failed) : stream.end(() => (failed ? reject(failed) : resolve())),
+      );
+    },
+    // CopyFail: the server ends the COPY, and the transaction rolls back.
+    abort: (error) => stream.destroy(error instanceof Error ? error : new Error(String(error))),
+  };
+}
+
+function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
+  let batch: (string | number | boolean | null)[][] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    // One array a staging column.
+    const columns = Array.from({ length: batch[0].length }, (_, c) => batch.map((row) => row[c]));
+    batch = [];
+    await queryAs(tx, name, columns as (string | number | null)[][]);
+  };
+  return {
+    async add(rows) {
+      for (const row of rows) batch.push(row);
+      if (batch.length >= BATCH) await flush();
+    },
+    end: flush,
+    abort: () => {},
+  };
+}
+
+export type ImportDeps = {
+  readStream(path: string): AsyncIterable<Uint8Array>;
+  copy: boolean;
+  now: number;
+  progress(line: string): void;
+};
+
+/** Rows and rows a second on stderr, once a second, for an import that runs longer than one. */
+function progressMeter(progress: (line: string) => void) {
+  const started = performance.now();
+  let shown = started;
+  let rows = 0;
+  return (count: number) => {
+    rows += count;
+    const now = performance.now();
+    if (now - shown < 1000) return;
+    shown = now;
+    progress(
+      `import: ${rows.toLocaleString('en-US')} rows read, ` +
+        `${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`,
+    );
+  };
+}
+
+/** Rows into a sink; a fault on the way ends its COPY, so the transaction can roll back. */
+async function fill(sink: Sink, rows: AsyncIterable<(string | number | boolean | null)[][]>, tick = (_: number) => {}) {
+  try {
+    for await (const batch of rows) {
+      await sink.add(batch);
+      tick(batch.length);
+    }
+    await sink.end();
+  } catch (error) {
+    sink.abort(error);
+    throw error;
+  }
+}
+
+/** The creatives staged a batch at a time. */
+async function* creativeBatches(file: ImportFile) {
+  let batch: (string | number | boolean | null)[][] = [];
+  for (const creative of file.creatives()) {
+    batch.push(file.stagedCreative(creative));
+    if (batch.length === BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/** Every line staged: the facts as they are read, then the creatives they name. */
+async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps) {
+  const facts = deps.copy ? await copySink(tx, 'import_rows') : batchSink(tx, 'stage-import-rows');
+  await fill(facts, file.facts(), progressMeter(deps.progress));
+  const creatives = deps.copy ? await copySink(tx, 'import_creatives') : batchSink(tx, 'stage-import-creatives');
+  await fill(creatives, creativeBatches(file));
+}
+
+export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) {
+  const f = readFlags(flags, ['org', 'file']);
+  const org = uuidFlag('org', f.org);
+  await requireOrganization(sql, org);
+  const imported = await transaction(sql, async (tx) => {
+    await query(tx, 'lock-writers');
+    await query(tx, 'create-import-staging');
+    await query(tx, 'create-import-creatives-staging');
+    await query(tx, 'defer-rollups');
+    const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)));
+    await stageFile(tx, file, deps);
+    await query(tx, 'analyze-import-staging');
+    const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
+    if (conflict)
+      throw new UsageError(
+        `--file: line ${conflict.line}: the ad account ${conflict.platform}/${conflict.external_id} ` +
+          `("${conflict.name}") is in ${conflict.existing}, not ${conflict.given}`,
+      );
+    const accounts = await query(tx, 'import-accounts', [org]);
+    await query(tx, 'import-campaigns', [org, file.withStatus]);
+    await query(tx, 'import-creatives', [org]);
+    const [{ repeated_days }] = await query(tx, 'import-facts', [org]);
+    await query(tx, 'rebuild-deferred-rollups');
+    await query(tx, 'mark-fetched', [accounts.map((a) => a.id), new Date(deps.now)]);
+    // The file's facts, each creative's day once: every line of a creative whose days rose, and the repeating ones'
+    // days counted once.
+    let rows = repeated_days;
+    for (const creative of file.creatives()) if (!creative.repeats) rows += creative.lines;
+    return rows;
+  });
+  await query(sql, 'analyze-facts');
+  const warnings = await rateWarnings(sql, org);
+  return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
+}
