@@ -1194,6 +1194,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_facts_monthly(p_accounts uuid[], p_months date[])
  RETURNS void
  LANGUAGE sql
+ SET enable_sort TO 'off'
 AS $function$
   delete from facts_monthly m
   using unnest(p_accounts, p_months) as t(ad_account_id, month)

@@ -98,6 +98,7 @@ const SHIPPED: Record<string, string> = {
   '028_spans': '138a1b29227c0047',
   '029_span_rebuild': '06292112d42ca2e0',
   '030_span_reads': 'a3253b5dac4e5151',
+  '031_hashed_month_rebuild': 'd3a9cc473ba2a1fa',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

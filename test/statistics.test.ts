@@ -160,4 +160,12 @@ it('a span read is planned for at least the rows it reads: far fewer made Postgr
   }
 });
 
+it('a month rollup is rebuilt by hashing its creatives: guessing one fact a month, PostgreSQL sorted a load to disk', async ({
+  t,
+}) => {
+  // A SQL function's statements are planned inside it, out of EXPLAIN's reach: the setting is what plans them.
+  const [{ config }] = await t.db.sql`select proconfig as config from pg_proc where proname = 'rebuild_facts_monthly'`;
+  assert.ok((config ?? []).includes('enable_sort=off'), String(config));
+});
+
 it.run();
