@@ -1,6 +1,7 @@
 -- Writes the staged facts into organization $1, their creatives created by import-creatives: a day already loaded is
 -- replaced, and where a file gives a creative's day twice its last line wins. Only a creative whose days did not rise
--- line by line (repeats) can give one twice, so only those creatives' lines are grouped to find it.
+-- line by line (repeats; every one, once an import held too many to tell) can give one twice, so only those lines are
+-- grouped, by the creative they resolve to, to find it.
 -- A fact whose numbers the file repeats is left as it is: no new row version, no stamp, no rollup rebuilt (a
 -- platform's restatement re-sends weeks of which few days changed).
 -- Returns repeated_days: how many days the repeating creatives give, each counted once.
@@ -14,8 +15,8 @@ with resolved as materialized (
 ), last_lines as materialized (
   select max(i.line) as line
   from import_rows i
-  join import_creatives k on k.creative = i.creative and k.repeats
-  group by i.creative, i.day
+  join resolved r on r.creative = i.creative and r.repeats
+  group by r.creative_id, i.day
 ), facts_in as (
   insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
                      conversions, conversion_value, video_views, video_completions)

@@ -25,6 +25,8 @@ export type CommandDeps = {
   readStream?: (path: string) => AsyncIterable<Uint8Array>;
   /** Whether the database speaks COPY (real PostgreSQL does; the embedded socket does not). */
   copy?: boolean;
+  /** How many creatives an import holds in memory at most (importFile.ts); tests set a few. */
+  creativesHeld?: number;
 };
 
 export type Command = {
@@ -172,8 +174,8 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'load platform data from a CSV file, streamed (- for standard input, .gz read through gunzip)',
     usage: '--org ID --file FILE',
     example: 'readout import --org 3f0c... --file facts.csv.gz',
-    run: ({ sql, now, readStream, copy, progress }, args) =>
-      importFile(sql, args, { now, copy: copy ?? false, progress, readStream: readStream ?? noStream }),
+    run: ({ sql, now, readStream, copy, progress, creativesHeld }, args) =>
+      importFile(sql, args, { now, copy: copy ?? false, progress, readStream: readStream ?? noStream, creativesHeld }),
   },
   generate: {
     summary: 'generate synthetic data at scale, for trials and benchmarks',

@@ -49,12 +49,23 @@ const BATCH = 5000;
 /** A staged fact: its line, its creative's number (Creative.number), its day, then its numbers as the file has them. */
 type Fact = (string | number)[];
 
+/**
+ * A string of its own: a field split from a line may be a slice of the whole piece of file it was read from, and a
+ * creative kept for the rest of the import would keep that piece too.
+ */
+const own = (text: string) => `${text} `.slice(0, -1);
+
 /** A creative the file names, as its last line has it: what create-import-creatives-staging's table holds. */
 class Creative {
   /** Its days rose line by line so far; once they do not, a day of it may be given twice. */
   lastDay = '';
   repeats = false;
   lines = 0;
+  accountName = '';
+  campaignName = '';
+  creativeName = '';
+  format = '';
+  status: string | null = null;
   constructor(
     readonly number: number,
     readonly platform: string,
@@ -64,10 +75,21 @@ class Creative {
     readonly currency: string,
     readonly accountFirstLine: number,
     public line: number,
-    public fields: string[],
-    public status: string | null,
   ) {}
+
+  /** What a later line of it says: its names, format and campaign status, each kept only when it changed. */
+  name(line: number, fields: string[], at: number[], status: string | null) {
+    this.line = line;
+    if (fields[at[3]] !== this.accountName) this.accountName = own(fields[at[3]]);
+    if (fields[at[6]] !== this.campaignName) this.campaignName = own(fields[at[6]]);
+    if (fields[at[8]] !== this.creativeName) this.creativeName = own(fields[at[8]]);
+    if (fields[at[9]] !== this.format) this.format = own(fields[at[9]]);
+    if (status !== this.status) this.status = status === null ? null : own(status);
+  }
 }
+
+/** A creative as create-import-creatives-staging's table holds it; `repeats` as 't' or 'f'. */
+type StagedCreative = (string | number | null)[];
 
 type Header = { at: number[]; status: number; width: number };
 
@@ -124,11 +146,22 @@ function readHeader({ line, fields }: CsvRecord): Header {
 export class ImportFile {
   private header: Header | undefined;
   private readonly creativesByKey = new Map<string, Creative>();
+  private numbered = 0;
+  /**
+   * Creatives put out of memory once `held` were kept, to be staged before more facts are. A creative named again
+   * after that has a second number, so from then on every creative counts as one that may give a day twice: its
+   * lines are grouped by the creative they resolve to (import-facts).
+   */
+  private evicted: StagedCreative[] = [];
+  private overflowed = false;
   /** Each account's currency and first line, by platform and id (a platform's name has no colon). */
   private readonly accounts = new Map<string, { currency: string; line: number }>();
   private checkedDate = '';
 
-  constructor(private readonly pieces: AsyncIterable<CsvRecord[]>) {}
+  constructor(
+    private readonly pieces: AsyncIterable<CsvRecord[]>,
+    private readonly held = 100_000,
+  ) {}
 
   get withStatus() {
     return (this.header?.status ?? -1) >= 0;
@@ -153,9 +186,24 @@ export class ImportFile {
     if (!this.header) fail(1, 'the file is empty');
   }
 
-  /** The creatives the file names, in the order it first named them; read once facts() is done. */
-  creatives(): IterableIterator<Creative> {
-    return this.creativesByKey.values();
+  /** The creatives put out of memory since the last call, staged as they were. */
+  takeEvicted(): StagedCreative[] {
+    const out = this.evicted;
+    this.evicted = [];
+    return out;
+  }
+
+  /** The creatives still held, staged; read once facts() is done. */
+  *creatives(): Generator<StagedCreative> {
+    for (const creative of this.creativesByKey.values()) yield this.staged(creative);
+  }
+
+  /** The lines of the creatives whose days rose line by line: each gives a day once (import-facts counts the rest). */
+  risingLines(): number {
+    let lines = 0;
+    if (this.overflowed) return lines;
+    for (const creative of this.creativesByKey.values()) if (!creative.repeats) lines += creative.lines;
+    return lines;
   }
 
   /** One line checked; its creative noted (the last line's names win); the fact staged. */
@@ -212,58 +260,57 @@ export class ImportFile {
     if (known) {
       if (currency !== known.currency)
         fail(line, `account ${account} is in ${known.currency} on an earlier line, not ${currency}`);
-      known.line = line;
-      known.fields = fields;
-      known.status = status;
+      known.name(line, fields, at, status);
       return known;
     }
     const accountKey = `${platform}:${account}`;
     let seen = this.accounts.get(accountKey);
-    if (!seen) this.accounts.set(accountKey, (seen = { currency, line }));
+    if (!seen) this.accounts.set(accountKey, (seen = { currency: own(currency), line }));
     else if (seen.currency !== currency)
       fail(line, `account ${account} is in ${seen.currency} on an earlier line, not ${currency}`);
+    if (this.creativesByKey.size >= this.held) {
+      this.overflowed = true;
+      for (const creative of this.creativesByKey.values()) this.evicted.push(this.staged(creative));
+      this.creativesByKey.clear();
+    }
     const created = new Creative(
-      this.creativesByKey.size,
-      platform,
-      account,
-      campaign,
-      id,
-      currency,
+      this.numbered++,
+      own(platform),
+      own(account),
+      own(campaign),
+      own(id),
+      seen.currency,
       seen.line,
       line,
-      fields,
-      status,
     );
+    created.name(line, fields, at, status);
     this.creativesByKey.set(key, created);
     return created;
   }
 
-  /** A creative as import_creatives holds it (create-import-creatives-staging), its names from its last line. */
-  stagedCreative(k: Creative): (string | number | boolean | null)[] {
-    const { at } = this.header!;
-    const f = k.fields;
+  private staged(k: Creative): StagedCreative {
     return [
       k.number,
       k.line,
       k.platform,
       k.account,
-      f[at[3]],
+      k.accountName,
       k.currency,
       k.accountFirstLine,
       k.campaign,
-      f[at[6]],
+      k.campaignName,
       k.status,
       k.creative,
-      f[at[8]],
-      f[at[9]],
-      k.repeats ? 't' : 'f',
+      k.creativeName,
+      k.format,
+      k.repeats || this.overflowed ? 't' : 'f',
     ];
   }
 }
 
 /** Where staged rows go: COPY on PostgreSQL, batches of inserts on the embedded socket (which does not speak COPY). */
 type Sink = {
-  add(rows: (string | number | boolean | null)[][]): Promise<void>;
+  add(rows: (string | number | null)[][]): Promise<void>;
   end(): Promise<void>;
   abort(error: unknown): void;
 };
@@ -289,7 +336,7 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
   const encode =
     table === 'import_rows'
       ? (row: unknown[]) => row.join('\t')
-      : (row: (string | number | boolean | null)[]) => row.map(escapeText).join('\t');
+      : (row: (string | number | null)[]) => row.map(escapeText).join('\t');
   let failed: unknown;
   stream.on('error', (error) => (failed ??= error));
   // Lines are written a batch at a time: a write per row costs more than the row's own work.
@@ -320,7 +367,7 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
 }
 
 function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
-  let batch: (string | number | boolean | null)[][] = [];
+  let batch: (string | number | null)[][] = [];
   const flush = async () => {
     if (batch.length === 0) return;
     // One array a staging column.
@@ -342,6 +389,8 @@ export type ImportDeps = {
   readStream(path: string): AsyncIterable<Uint8Array>;
   copy: boolean;
   now: number;
+  /** How many creatives an import holds in memory at most (default 100,000); tests set a few. */
+  creativesHeld?: number;
   progress(line: string): void;
 };
 
@@ -362,39 +411,52 @@ function progressMeter(progress: (line: string) => void) {
   };
 }
 
-/** Rows into a sink; a fault on the way ends its COPY, so the transaction can roll back. */
-async function fill(sink: Sink, rows: AsyncIterable<(string | number | boolean | null)[][]>, tick = (_: number) => {}) {
-  try {
-    for await (const batch of rows) {
-      await sink.add(batch);
-      tick(batch.length);
+/**
+ * Every line staged: the facts as they are read, then the creatives they name; creatives put out of memory on the
+ * way are staged between two COPYs of facts. A fault ends the COPY under way, so the transaction can roll back.
+ */
+async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps) {
+  const sink = (table: 'import_rows' | 'import_creatives') =>
+    deps.copy
+      ? copySink(tx, table)
+      : batchSink(tx, table === 'import_rows' ? 'stage-import-rows' : 'stage-import-creatives');
+  const stageCreatives = async (creatives: Iterable<StagedCreative>) => {
+    const into = await sink('import_creatives');
+    try {
+      let batch: StagedCreative[] = [];
+      for (const creative of creatives) {
+        batch.push(creative);
+        if (batch.length === BATCH) {
+          await into.add(batch);
+          batch = [];
+        }
+      }
+      await into.add(batch);
+      await into.end();
+    } catch (error) {
+      into.abort(error);
+      throw error;
     }
-    await sink.end();
+  };
+  const tick = progressMeter(deps.progress);
+  let facts = await sink('import_rows');
+  try {
+    for await (const rows of file.facts()) {
+      await facts.add(rows);
+      tick(rows.length);
+      const evicted = file.takeEvicted();
+      if (evicted.length) {
+        await facts.end();
+        await stageCreatives(evicted);
+        facts = await sink('import_rows');
+      }
+    }
+    await facts.end();
   } catch (error) {
-    sink.abort(error);
+    facts.abort(error);
     throw error;
   }
-}
-
-/** The creatives staged a batch at a time. */
-async function* creativeBatches(file: ImportFile) {
-  let batch: (string | number | boolean | null)[][] = [];
-  for (const creative of file.creatives()) {
-    batch.push(file.stagedCreative(creative));
-    if (batch.length === BATCH) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length) yield batch;
-}
-
-/** Every line staged: the facts as they are read, then the creatives they name. */
-async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps) {
-  const facts = deps.copy ? await copySink(tx, 'import_rows') : batchSink(tx, 'stage-import-rows');
-  await fill(facts, file.facts(), progressMeter(deps.progress));
-  const creatives = deps.copy ? await copySink(tx, 'import_creatives') : batchSink(tx, 'stage-import-creatives');
-  await fill(creatives, creativeBatches(file));
+  await stageCreatives(file.creatives());
 }
 
 export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) {
@@ -406,7 +468,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-staging');
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
-    const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)));
+    const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
     await stageFile(tx, file, deps);
     await query(tx, 'analyze-import-staging');
     const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
@@ -421,11 +483,8 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     const [{ repeated_days }] = await query(tx, 'import-facts', [org]);
     await query(tx, 'rebuild-deferred-rollups');
     await query(tx, 'mark-fetched', [accounts.map((a) => a.id), new Date(deps.now)]);
-    // The file's facts, each creative's day once: every line of a creative whose days rose, and the repeating ones'
-    // days counted once.
-    let rows = repeated_days;
-    for (const creative of file.creatives()) if (!creative.repeats) rows += creative.lines;
-    return rows;
+    // The file's facts, each creative's day once: every line of a creative whose days rose, and the others' days.
+    return file.risingLines() + repeated_days;
   });
   await query(sql, 'analyze-facts');
   const warnings = await rateWarnings(sql, org);
