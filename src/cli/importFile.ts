@@ -140,8 +140,8 @@ function readHeader({ line, fields }: CsvRecord): Header {
 
 /**
  * The file's lines checked as they come, the first fault stopping the import (its transaction rolls back, nothing is
- * written): facts() yields them a chunk at a time; the creatives they name are kept, one each, for creatives(). What
- * is held grows with the creatives a file names, not with its lines.
+ * written): facts() yields them a chunk at a time; the creatives they name are kept, one each, for creatives(), and
+ * at most `held` at once, so what is held does not grow with the file.
  */
 export class ImportFile {
   private header: Header | undefined;
