@@ -81,6 +81,12 @@ const badFiles: [string, string, RegExp][] = [
     `${HEADER}\n2026-03-01,meta-ads,M1,Meta EU,USD,C1,x,K1,x,video,1,1,1,0,0,0,0`,
     /line 2: the ad account meta-ads\/M1 \("Meta EU"\) is in EUR, not USD/,
   ],
+  // PostgreSQL's text cannot hold a NUL: refused at COPY, the import waited for ever (porsager/postgres#1173).
+  [
+    'a NUL character in a name',
+    `${HEADER}\n2026-01-01,google-ads,A,A\u0000B,USD,C,C,K,K,image,1,1,1,0,0,0,0`,
+    /line 2: account_name holds a NUL character/,
+  ],
   ['an empty file', '', /empty/],
   [
     'a file separated by semicolons',
@@ -187,7 +193,7 @@ const importLine = fc.record({
   account: fc.constantFrom('A1', 'A2'),
   campaign: fc.constantFrom('C1', 'C2'),
   creative: fc.constantFrom('K1', 'K2'),
-  name: fc.constantFrom('one', 'two', 'three, "quoted"'),
+  name: fc.constantFrom('one', 'two', 'three, "quoted"', 'back\\slash\ttab\nline'),
   format: fc.constantFrom('image', 'video'),
   status: fc.constantFrom('active', 'paused'),
   clicks: fc.nat({ max: 1000 }),

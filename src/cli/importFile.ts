@@ -225,6 +225,9 @@ export class ImportFile {
     for (const c of NAMED) {
       const value = fields[at[c]];
       if (value.length > 200 || !value.trim()) fail(line, `${IMPORT_COLUMNS[c]} must be 1 to 200 characters`);
+      // PostgreSQL's text cannot hold one: refused at COPY, whose failure postgres.js never reports
+      // (porsager/postgres#1173), it would leave the import waiting with the writers' lock held.
+      if (value.includes('\u0000')) fail(line, `${IMPORT_COLUMNS[c]} holds a NUL character, which text cannot`);
     }
     const status = header.status < 0 ? null : fields[header.status];
     if (status !== null && !CAMPAIGN_STATES.includes(status))
