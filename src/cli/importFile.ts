@@ -320,7 +320,7 @@ type Sink = {
 
 // COPY text format (PostgreSQL, COPY "Text Format"): backslash, tab and line breaks escaped; most fields have none.
 const SPECIAL = /[\\\t\n\r]/;
-const escapeText = (v: string | number | boolean | null) =>
+const escapeText = (v: string | number | null) =>
   v === null
     ? '\\N'
     : typeof v !== 'string' || !SPECIAL.test(v)
@@ -328,7 +328,7 @@ const escapeText = (v: string | number | boolean | null) =>
       : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
 /**
- * COPY into a staging table, each row a line of `encode`'s. A fact's fields are digits and a date, checked as read:
+ * COPY into a staging table, a line a row. A fact's fields are digits and a date, checked as read:
  * they go as they are; a creative's names are escaped.
  */
 async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Promise<Sink> {
