@@ -1596,7 +1596,7 @@ AS $function$
   ), kept as (
     select array_agg(id) as ids from accounts where same or rolled
   ), pieces as materialized (
-    select p.level, p.start from span_pieces(p_from, p_to) p
+    select p.level, p.start from report_span_pieces(p_accounts, p_from, p_to) p
   )
   select s.ad_account_id, s.campaign_id, s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value,
          s.video_views, s.video_completions
@@ -1699,7 +1699,7 @@ AS $function$
   ), kept as (
     select array_agg(id) as ids from accounts where same or rolled
   ), pieces as materialized (
-    select p.level, p.start from span_pieces(p_from, p_to) p
+    select p.level, p.start from report_span_pieces(p_accounts, p_from, p_to) p
   ), day_factors as materialized (
     -- A single day's rate once per currency, not once per fact.
     select c.currency, p.start as day,
@@ -1853,6 +1853,53 @@ begin
     (select string_agg(m.xmin::text, ',' order by m.id) from custom_metrics m where m.organization_id = p_org))
   from reports r
   where r.id = p_report and r.organization_id = p_org);
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_span_pieces(p_accounts uuid[], p_from date, p_to date)
+ RETURNS TABLE(level integer, start date)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+declare
+  v_before date;
+  v_after date;
+  v_wide_from date := p_from;
+  v_wide_to date := p_to;
+  v_from date := p_from;
+  v_to date := p_to;
+  v_level integer;
+  v_fewest bigint;
+  v_count bigint;
+  v_pair record;
+begin
+  select max(d.day) into v_before from facts_account_daily d
+  where d.ad_account_id = any(p_accounts) and d.day >= span_start(8, p_from) and d.day < p_from;
+  select min(d.day) into v_after from facts_account_daily d
+  where d.ad_account_id = any(p_accounts) and d.day > p_to and d.day < span_start(8, p_to) + 256;
+  for v_level in reverse 8..1 loop
+    if span_start(v_level, p_from) > coalesce(v_before, '-infinity') then
+      v_wide_from := span_start(v_level, p_from);
+      exit;
+    end if;
+  end loop;
+  for v_level in reverse 8..1 loop
+    if span_start(v_level, p_to) + (1 << v_level) - 1 < coalesce(v_after, 'infinity') then
+      v_wide_to := span_start(v_level, p_to) + (1 << v_level) - 1;
+      exit;
+    end if;
+  end loop;
+  select count(*) into v_fewest from span_pieces(p_from, p_to);
+  for v_pair in select c.f, c.t from (values (v_wide_from, p_to), (p_from, v_wide_to), (v_wide_from, v_wide_to)) c(f, t)
+  loop
+    select count(*) into v_count from span_pieces(v_pair.f, v_pair.t);
+    if v_count < v_fewest then
+      v_fewest := v_count;
+      v_from := v_pair.f;
+      v_to := v_pair.t;
+    end if;
+  end loop;
+  return query select p.level, p.start from span_pieces(v_from, v_to) p;
 end
 $function$;
 
