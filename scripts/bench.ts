@@ -24,7 +24,7 @@ import {
   type Bouncer,
   type PostgresServer,
 } from './postgresServers.ts';
-import { importPart } from './benchImport.ts';
+import { importGrowth, importPart } from './benchImport.ts';
 
 const flags = (() => {
   try {
@@ -1117,7 +1117,7 @@ try {
   }
 
   const after: string[] = [];
-  if (runs('growth')) after.push(...(await growthPart(server, main, token)));
+  if (runs('growth')) after.push(...(await growthPart(server, main, token)), ...(await importGrowth(scale)));
   if (runs('periods')) {
     // docs/decisions.md §6, interval: campaign × day over the whole range, as a warehouse job's first load asks for it,
     // and the shapes users add to it (a week, a custom metric, a sort, money converted); total × day against the total.

@@ -3,7 +3,7 @@
 // restatement of the last 28 days of every creative; the database's bytes per fact, native and with the report's
 // converted currency. Each on a fresh database: PostgreSQL's (DATABASE_URL's server), else an embedded one at a tenth.
 import { spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -21,27 +21,35 @@ const HEADER =
   'date,platform,account_id,account_name,currency,campaign_id,campaign_name,creative_id,creative_name,format,' +
   'impressions,clicks,spend,conversions,conversion_value,video_views,video_completions';
 
-/** creatives × days rows ending yesterday, over 20 accounts (even ones in USD, odd in EUR); version moves the numbers. */
-function factsFile(path: string, creatives: number, days: number, version: number) {
-  const lines = [HEADER];
+type FactsShape = { creatives: number; days: number; version: number; first?: number; perCampaign?: number };
+/**
+ * Creatives `first` to `first + creatives` × days rows ending yesterday, over 20 accounts (even ones in USD, odd in
+ * EUR); version moves the numbers. A campaign holds every 2,000th creative, or with perCampaign that many in a row.
+ * Written a day at a time: a growth step's file is millions of lines.
+ */
+function factsFile(path: string, { creatives, days, version, first = 0, perCampaign }: FactsShape) {
+  const fd = openSync(path, 'w');
+  writeSync(fd, `${HEADER}\n`);
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
   for (let d = days; d >= 1; d--) {
     const day = new Date(today - d * DAY_MS).toISOString().slice(0, 10);
-    for (let c = 0; c < creatives; c++) {
-      const account = c % 20;
-      const campaign = c % 2000;
+    const lines: string[] = [];
+    for (let c = first; c < first + creatives; c++) {
+      const campaign = perCampaign ? Math.floor(c / perCampaign) : c % 2000;
+      const account = campaign % 20;
       const impressions = 1000 + ((c * 7 + d * 13 + version) % 5000);
       const clicks = impressions % 97;
       const spend = ((impressions * 3 + version) % 10000) / 100;
       lines.push(
         `${day},meta-ads,acc-${account},Account ${account},${account % 2 ? 'EUR' : 'USD'},cmp-${campaign},` +
           `Campaign ${campaign},cr-${c},Creative ${c},${c % 5 ? 'image' : 'video'},${impressions},${clicks},` +
-          `${spend},${clicks % 7},${(spend * 1.5).toFixed(2)},${c % 5 ? 0 : impressions >> 1},${c % 5 ? 0 : impressions >> 2}`,
+          `${spend},${clicks % 7},${(spend * 1.5).toFixed(2)},${c % 5 ? 0 : impressions >> 1},${c % 5 ? 0 : impressions >> 2}\n`,
       );
     }
+    writeSync(fd, lines.join(''));
   }
-  writeFileSync(path, `${lines.join('\n')}\n`);
-  return lines.length - 1;
+  closeSync(fd);
+  return creatives * days;
 }
 
 /** Daily USD-per-EUR rates as the ECB publishes them, from before the facts' first day to today. */
@@ -127,35 +135,51 @@ async function freshDatabase(): Promise<{
   };
 }
 
+/**
+ * A fresh database holding an organization whose 20 accounts (created by a one-day import) a report in EUR covers, so
+ * every later import keeps its converted rollups too; rates for the last `days` days.
+ */
+async function importBench(days: number) {
+  const work = mkdtempSync(join(tmpdir(), 'readout-bench-import-files-'));
+  const { db, env, drop } = await freshDatabase();
+  const sql = db.sql;
+  const done = async () => {
+    await drop();
+    rmSync(work, { recursive: true, force: true });
+  };
+  try {
+    await migrate(sql);
+    const org = (await cli(sql, ['org', 'create', '--name', 'Import bench', '--plan', 'enterprise'])).organizationId;
+    await cli(sql, ['fx', 'import', '--file', 'eurofxref-hist.csv'], async () => ecbFile(days));
+    const accounts = join(work, 'accounts.csv');
+    factsFile(accounts, { creatives: 20, days: 1, version: 0 });
+    await timedImport(env, org, accounts);
+    await sql`insert into reports (organization_id, name, kind, currency, metrics)
+      values (${org}, 'Import bench', 'standard', 'EUR', ${['impressions', 'clicks', 'spend']})`;
+    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+      select a.organization_id, r.id, a.id from ad_accounts a join reports r on r.organization_id = a.organization_id
+      where a.organization_id = ${org}`;
+    return { sql, env, org, work, done };
+  } catch (error) {
+    await done();
+    throw error;
+  }
+}
+
 export async function importPart(): Promise<Part> {
   const embedded = !process.env.DATABASE_URL;
   // 20,000 creatives × 25 days on PostgreSQL; a tenth of the creatives embedded.
   const creatives = embedded ? 2000 : 20_000;
   const days = 25;
   const restated = 28;
-  const work = mkdtempSync(join(tmpdir(), 'readout-bench-import-files-'));
-  const { db, env, drop } = await freshDatabase();
-  const sql = db.sql;
+  const { sql, env, org, work, done } = await importBench(days + restated);
   try {
-    await migrate(sql);
-    const org = (await cli(sql, ['org', 'create', '--name', 'Import bench', '--plan', 'enterprise'])).organizationId;
-    await cli(sql, ['fx', 'import', '--file', 'eurofxref-hist.csv'], async () => ecbFile(days + restated));
-    // The accounts first (one day), then a report in EUR over them, so every import keeps its converted rollups.
-    const first = join(work, 'accounts.csv');
-    factsFile(first, 20, 1, 0);
-    await timedImport(env, org, first);
-    await sql`insert into reports (organization_id, name, kind, currency, metrics)
-      values (${org}, 'Import bench', 'standard', 'EUR', ${['impressions', 'clicks', 'spend']})`;
-    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
-      select a.organization_id, r.id, a.id from ad_accounts a join reports r on r.organization_id = a.organization_id
-      where a.organization_id = ${org}`;
-
     const file = join(work, 'facts.csv');
-    const rows = factsFile(file, creatives, days, 1);
+    const rows = factsFile(file, { creatives, days, version: 1 });
     log(`${f(rows)} rows`);
     const importSeconds = await timedImport(env, org, file);
     const restatement = join(work, 'restated.csv');
-    const restatedRows = factsFile(restatement, creatives, restated, 2);
+    const restatedRows = factsFile(restatement, { creatives, days: restated, version: 2 });
     log(`restatement, ${f(restatedRows)} rows`);
     const restateSeconds = await timedImport(env, org, restatement);
     log('the same restatement again: its numbers unchanged');
@@ -214,7 +238,43 @@ export async function importPart(): Promise<Part> {
     }
     return out;
   } finally {
-    await drop();
-    rmSync(work, { recursive: true, force: true });
+    await done();
   }
+}
+
+/**
+ * The write half of the growth table: the facts of the bench's data set shape (five creatives a campaign, 400 days)
+ * imported in steps to an eighth, a quarter, a half and all of its 10,000 creatives × scale; each step's import rate
+ * and the database's bytes per fact after it. Creatives from the 20th on: the first 20 made the accounts.
+ */
+export async function importGrowth(scale: number): Promise<string[]> {
+  const days = 400;
+  const shares = [1 / 8, 1 / 4, 1 / 2, 1];
+  const { sql, env, org, work, done } = await importBench(days + 1);
+  const cells: string[][] = [[], [], []];
+  try {
+    let held = 0;
+    for (const share of shares) {
+      const creatives = Math.round(10_000 * scale * share) - held;
+      const file = join(work, `growth-${share}.csv`);
+      const rows = factsFile(file, { creatives, days, version: 1, first: 20 + held, perCampaign: 5 });
+      held += creatives;
+      log(`growth: ${f(rows)} rows, to ${f(held * days)} facts`);
+      const seconds = await timedImport(env, org, file);
+      rmSync(file);
+      const bytes = await bytesPerFact(sql);
+      cells[0].push(f(held * days));
+      cells[1].push(`${f(rows / seconds)} (${f(seconds, 1)} s)`);
+      cells[2].push(`${f(bytes.native)}; ${f(bytes.converted)}`);
+    }
+  } finally {
+    await done();
+  }
+  return [
+    '',
+    `| facts | ${cells[0].join(' | ')} |`,
+    `|---|${shares.map(() => '---:').join('|')}|`,
+    `| import of the facts added to get here, rows/s | ${cells[1].join(' | ')} |`,
+    `| bytes a fact: facts and rollups; the EUR report's converted rollups | ${cells[2].join(' | ')} |`,
+  ];
 }
