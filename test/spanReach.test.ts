@@ -1,6 +1,6 @@
 // A span read widened over days that hold none of its accounts' facts (migration 032): the same sums as the facts of
-// the range itself, for random facts scattered over two years around random ranges, and fewer spans read when the
-// range holds an account's whole history.
+// the range itself, for random loads and restatements scattered over two years around random ranges, and fewer spans
+// read when the range holds an account's whole history. (Converted spans under rate corrections: conversionProperty.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -65,34 +65,41 @@ const csv = (rows: Fact[]) =>
 it('a widened span read sums exactly the facts of its range, per creative and per campaign', async ({ t }) => {
   const sql = t.db.sql;
   await fc.assert(
-    fc.asyncProperty(facts, fc.array(range, { minLength: 1, maxLength: 4 }), async (rows, ranges) => {
-      const org = await createOrg(sql, { name: 'Spans' });
-      const out = await importCsv(t, org, csv(rows));
-      assert.is(out.code, 0, out.stderr);
-      const [{ accounts }] =
-        await sql`select array_agg(id) as accounts from ad_accounts where organization_id = ${org}`;
-      const [{ first, last }] = await sql`
-        select min(day)::text as first, max(day)::text as last from facts where organization_id = ${org}`;
-      // Each account's whole history too: the read the widening is for.
-      for (const [from, to] of [[first, last], ...ranges.map(([a, b]) => [day(a), day(b)])]) {
-        for (const [fn, key] of [
-          ['report_creative_spans', 'creative_id'],
-          ['report_campaign_spans', 'campaign_id'],
-        ]) {
-          const spans = await sql.unsafe(
-            `select ${key}::text as key, sum(clicks)::int as clicks, sum(spend) as spend, sum(impressions)::int as shown
-             from ${fn}($1, null, $2, $3, 'USD') group by 1 order by 1`,
-            [accounts, from, to] as never[],
-          );
-          const plain = await sql.unsafe(
-            `select ${key}::text as key, sum(clicks)::int as clicks, sum(spend) as spend, sum(impressions)::int as shown
-             from facts where ad_account_id = any($1) and day between $2 and $3 group by 1 order by 1`,
-            [accounts, from, to] as never[],
-          );
-          assert.equal(spans, plain, `${fn} ${from}..${to}`);
+    fc.asyncProperty(
+      fc.array(facts, { minLength: 1, maxLength: 3 }),
+      fc.array(range, { minLength: 1, maxLength: 4 }),
+      async (loads, ranges) => {
+        const org = await createOrg(sql, { name: 'Spans' });
+        // Each load after the first restates the days it shares with those before and adds others.
+        for (const rows of loads) {
+          const out = await importCsv(t, org, csv(rows));
+          assert.is(out.code, 0, out.stderr);
         }
-      }
-    }),
+        const [{ accounts }] =
+          await sql`select array_agg(id) as accounts from ad_accounts where organization_id = ${org}`;
+        const [{ first, last }] = await sql`
+        select min(day)::text as first, max(day)::text as last from facts where organization_id = ${org}`;
+        // Each account's whole history too: the read the widening is for.
+        for (const [from, to] of [[first, last], ...ranges.map(([a, b]) => [day(a), day(b)])]) {
+          for (const [fn, key] of [
+            ['report_creative_spans', 'creative_id'],
+            ['report_campaign_spans', 'campaign_id'],
+          ]) {
+            const spans = await sql.unsafe(
+              `select ${key}::text as key, sum(clicks)::int as clicks, sum(spend) as spend, sum(impressions)::int as shown
+             from ${fn}($1, null, $2, $3, 'USD') group by 1 order by 1`,
+              [accounts, from, to] as never[],
+            );
+            const plain = await sql.unsafe(
+              `select ${key}::text as key, sum(clicks)::int as clicks, sum(spend) as spend, sum(impressions)::int as shown
+             from facts where ad_account_id = any($1) and day between $2 and $3 group by 1 order by 1`,
+              [accounts, from, to] as never[],
+            );
+            assert.equal(spans, plain, `${fn} ${from}..${to}`);
+          }
+        }
+      },
+    ),
     { numRuns: 25, endOnFailure: true },
   );
 });
