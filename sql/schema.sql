@@ -1873,10 +1873,20 @@ declare
   v_count bigint;
   v_pair record;
 begin
-  select max(d.day) into v_before from facts_account_daily d
-  where d.ad_account_id = any(p_accounts) and d.day >= span_start(8, p_from) and d.day < p_from;
-  select min(d.day) into v_after from facts_account_daily d
-  where d.ad_account_id = any(p_accounts) and d.day > p_to and d.day < span_start(8, p_to) + 256;
+  -- An account's nearest day each side, one index probe an account: a report of many accounts with facts on every
+  -- day around the range would otherwise read them all.
+  select max(d.day) into v_before from unnest(p_accounts) a(id)
+  cross join lateral (
+    select d.day from facts_account_daily d
+    where d.ad_account_id = a.id and d.day >= span_start(8, p_from) and d.day < p_from
+    order by d.day desc limit 1
+  ) d;
+  select min(d.day) into v_after from unnest(p_accounts) a(id)
+  cross join lateral (
+    select d.day from facts_account_daily d
+    where d.ad_account_id = a.id and d.day > p_to and d.day < span_start(8, p_to) + 256
+    order by d.day limit 1
+  ) d;
   for v_level in reverse 8..1 loop
     if span_start(v_level, p_from) > coalesce(v_before, '-infinity') then
       v_wide_from := span_start(v_level, p_from);
