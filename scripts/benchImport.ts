@@ -1,7 +1,8 @@
 // npm run bench -- --only import: loading facts. `readout import` of a file of 500,000 rows, timed as an operator runs
 // it (the CLI's own process), beside PostgreSQL's COPY FROM of the same file into a table of its columns; then a
 // restatement of the last 28 days of every creative; the database's bytes per fact, native and with the report's
-// converted currency. Each on a fresh database: PostgreSQL's (DATABASE_URL's server), else an embedded one at a tenth.
+// converted currency; a day of a million creatives, with the CLI's peak memory. Each on a fresh database:
+// PostgreSQL's (DATABASE_URL's server), else an embedded one at a tenth. importGrowth: the growth table's imports.
 import { spawn } from 'node:child_process';
 import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
