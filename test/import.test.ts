@@ -455,6 +455,41 @@ it('generate makes synthetic data at scale with progress lines, and a re-run add
   assert.is(n.accounts, 2);
 });
 
+it('generate rebuilds its rollups once, after its last chunk of days, as a rebuild from facts would', async ({ t }) => {
+  const sql = t.db.sql;
+  const org = await createOrg(sql, { name: 'Chunked' });
+  // A rebuild writes the campaigns' days in one statement: counted by a statement trigger for this test.
+  await sql.unsafe(`
+    create table generate_rebuilds (n int);
+    create function count_generate_rebuild() returns trigger language plpgsql as
+      $$ begin insert into generate_rebuilds values (1); return null; end $$;
+    create trigger count_generate_rebuild after insert on facts_campaign_daily
+      for each statement execute function count_generate_rebuild();`);
+  try {
+    const args = ['generate', '--org', org, '--accounts', '2', '--campaigns', '5', '--days', '10', '--json'];
+    // 25 creatives, 25 facts a chunk: ten chunks of a day.
+    const out = await runCommand(args, { sql, now: t.clock.now, progress: () => {}, generateChunkRows: 25 });
+    assert.is(out.code, 0, out.stderr);
+    assert.equal(JSON.parse(out.stdout), { rows: 250 });
+    const [{ n }] = await sql`select count(*)::int as n from generate_rebuilds`;
+    assert.is(n, 1, 'one rebuild for ten chunks');
+  } finally {
+    await sql.unsafe(`drop trigger count_generate_rebuild on facts_campaign_daily;
+      drop function count_generate_rebuild(); drop table generate_rebuilds;`);
+  }
+  const generated = await rollupRows(sql, org);
+  assert.ok(generated[0].length > 2 && generated[8].length > 2, 'rollups and spans written');
+  const rebuilt = await sql
+    .begin(async (tx) => {
+      await tx`select rebuild_rollups(array_agg(ad_account_id), array_agg(day))
+      from (select distinct ad_account_id, day from facts where organization_id = ${org}) f`;
+      const rows = await rollupRows(tx as unknown as TestApp['db']['sql'], org);
+      throw Object.assign(new Error('rolled back'), { rows });
+    })
+    .catch((error) => error.rows);
+  for (const [i, table] of ROLLUPS.entries()) assert.is(generated[i], rebuilt[i], table);
+});
+
 it('generate --currencies puts the accounts in each currency in turn, and refuses a bad list', async ({ t }) => {
   const org = await createOrg(t.db.sql, { name: 'Several currencies' });
   const run = (currencies: string) =>

@@ -27,6 +27,8 @@ export type CommandDeps = {
   copy?: boolean;
   /** How many creatives an import holds in memory at most (importFile.ts); tests set a few. */
   creativesHeld?: number;
+  /** About how many facts generate writes a statement (data.ts); tests set a few. */
+  generateChunkRows?: number;
 };
 
 export type Command = {
@@ -186,7 +188,7 @@ export const COMMANDS: Record<string, Command> = {
       "the --days up to yesterday. --currencies: the accounts take them in turn (default: the organization's).",
     ],
     example: 'readout generate --org 3f0c... --accounts 5 --campaigns 200 --days 400',
-    run: ({ sql, now, progress }, args) => generate(sql, args, now, progress),
+    run: ({ sql, now, progress, generateChunkRows }, args) => generate(sql, args, now, progress, generateChunkRows),
   },
   'fx import': {
     summary: "import exchange rates: the ECB's euro reference rates, or a CSV of USD per unit",

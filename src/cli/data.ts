@@ -24,7 +24,13 @@ const count = (name: string, value: string, max: number) => {
   return Number(value);
 };
 
-export async function generate(sql: Sql, { flags }: Parsed, now: number, progress: (line: string) => void) {
+export async function generate(
+  sql: Sql,
+  { flags }: Parsed,
+  now: number,
+  progress: (line: string) => void,
+  chunkRows = 200_000,
+) {
   const f = readFlags(flags, ['org', 'accounts', 'campaigns', 'days'], ['creatives', 'currencies']);
   const org = uuidFlag('org', f.org);
   const accounts = count('accounts', f.accounts, 1000);
@@ -53,12 +59,13 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
   progress(`generate: ${accounts} accounts, ${campaigns} campaigns, ${creatives} creatives`);
   // One transaction: a run stopped half-way (killed, the database gone) leaves nothing of itself behind, not accounts
   // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays
-  // flat.
+  // flat; their rollups are rebuilt once, after the last chunk, as an import's are (docs/decisions.md §5).
   const rows = await transaction(sql, async (tx) => {
     await query(tx, 'lock-writers');
+    await query(tx, 'defer-rollups');
     await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
     let written = 0;
-    const chunkDays = Math.max(1, Math.floor(200_000 / creatives));
+    const chunkDays = Math.max(1, Math.floor(chunkRows / creatives));
     for (let start = 0; start < days; start += chunkDays) {
       const from = new Date(Date.parse(first) + start * 86_400_000).toISOString().slice(0, 10);
       const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last)))
@@ -68,6 +75,8 @@ export async function generate(sql: Sql, { flags }: Parsed, now: number, progres
       written += out.rows;
       progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${written} fact rows`);
     }
+    progress('generate: rollups');
+    await query(tx, 'rebuild-deferred-rollups');
     await query(tx, 'mark-organization-fetched', [org, new Date(now)]);
     return written;
   });
