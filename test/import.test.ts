@@ -487,7 +487,10 @@ it('generate rebuilds its rollups once, after its last chunk of days, as a rebui
       throw Object.assign(new Error('rolled back'), { rows });
     })
     .catch((error) => error.rows);
-  for (const [i, table] of ROLLUPS.entries()) assert.is(generated[i], rebuilt[i], table);
+  // Money is summed in whatever order each rebuild reads the facts: equal to twelve significant digits.
+  const digits = (rows: string) =>
+    rows.replace(/-?\d+\.\d+(e[-+]?\d+)?/g, (n) => String(Number(Number(n).toPrecision(12))));
+  for (const [i, table] of ROLLUPS.entries()) assert.is(digits(generated[i]), digits(rebuilt[i]), table);
 });
 
 it('generate --currencies puts the accounts in each currency in turn, and refuses a bad list', async ({ t }) => {
