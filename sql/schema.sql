@@ -1113,6 +1113,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_deferred_rollups()
  RETURNS void
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
 declare
   v_accounts uuid[];
@@ -1212,6 +1213,7 @@ CREATE OR REPLACE FUNCTION public.rebuild_rollups(p_accounts uuid[], p_days date
  RETURNS void
  LANGUAGE plpgsql
  SET jit TO 'off'
+ SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
 declare
   v_month_accounts uuid[];
@@ -1233,6 +1235,7 @@ CREATE OR REPLACE FUNCTION public.rebuild_spans(p_accounts uuid[], p_days date[]
  RETURNS void
  LANGUAGE plpgsql
  SET jit TO 'off'
+ SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
 declare
   v_accounts uuid[];

@@ -100,6 +100,7 @@ const SHIPPED: Record<string, string> = {
   '030_span_reads': 'a3253b5dac4e5151',
   '031_hashed_month_rebuild': 'd3a9cc473ba2a1fa',
   '032_span_reach': 'f172ff503e7f7a52',
+  '033_custom_rebuild_plans': '0466f37f0ff5e9e8',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

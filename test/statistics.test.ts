@@ -168,4 +168,15 @@ it('a month rollup is rebuilt by hashing its creatives: guessing one fact a mont
   assert.ok((config ?? []).includes('enable_sort=off'), String(config));
 });
 
+it('the rollup rebuilds plan every statement anew: plans kept from a small load made a large one four times slower', async ({
+  t,
+}) => {
+  // PL/pgSQL keeps a statement's plan for the session after five runs; the embedded database is one session.
+  const rows = await t.db.sql`select proname, proconfig as config from pg_proc
+    where proname in ('rebuild_spans', 'rebuild_rollups', 'rebuild_deferred_rollups') order by proname`;
+  assert.is(rows.length, 3);
+  for (const { proname, config } of rows)
+    assert.ok((config ?? []).includes('plan_cache_mode=force_custom_plan'), `${proname}: ${config}`);
+});
+
 it.run();
