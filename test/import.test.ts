@@ -149,6 +149,17 @@ const rollupRows = (sql: TestApp['db']['sql'], org: string) =>
     }),
   );
 
+/** rollupRows as a rebuild of every day of org's facts would leave them (rolled back after). */
+const rebuiltRollupRows = (sql: TestApp['db']['sql'], org: string): Promise<string[]> =>
+  sql
+    .begin(async (tx) => {
+      await tx`select rebuild_rollups(array_agg(ad_account_id), array_agg(day))
+      from (select distinct ad_account_id, day from facts where organization_id = ${org}) f`;
+      const rows = await rollupRows(tx as unknown as TestApp['db']['sql'], org);
+      throw Object.assign(new Error('rolled back'), { rows });
+    })
+    .catch((error) => error.rows);
+
 it('an import that restates some days and adds others leaves every rollup as a rebuild from facts would', async ({
   t,
 }) => {
@@ -175,14 +186,7 @@ it('an import that restates some days and adds others leaves every rollup as a r
   assert.is(restatedOut.code, 0, restatedOut.stderr);
   const imported = await rollupRows(sql, org);
   assert.ok(imported[0].length > 2 && imported[4].length > 2, 'native and converted rollups written');
-  const rebuilt = await sql
-    .begin(async (tx) => {
-      await tx`select rebuild_rollups(array_agg(ad_account_id), array_agg(day))
-      from (select distinct ad_account_id, day from facts where organization_id = ${org}) f`;
-      const rows = await rollupRows(tx as unknown as TestApp['db']['sql'], org);
-      throw Object.assign(new Error('rolled back'), { rows });
-    })
-    .catch((error) => error.rows);
+  const rebuilt = await rebuiltRollupRows(sql, org);
   for (const [i, table] of ROLLUPS.entries()) assert.is(imported[i], rebuilt[i], table);
 });
 
@@ -479,14 +483,7 @@ it('generate rebuilds its rollups once, after its last chunk of days, as a rebui
   }
   const generated = await rollupRows(sql, org);
   assert.ok(generated[0].length > 2 && generated[8].length > 2, 'rollups and spans written');
-  const rebuilt = await sql
-    .begin(async (tx) => {
-      await tx`select rebuild_rollups(array_agg(ad_account_id), array_agg(day))
-      from (select distinct ad_account_id, day from facts where organization_id = ${org}) f`;
-      const rows = await rollupRows(tx as unknown as TestApp['db']['sql'], org);
-      throw Object.assign(new Error('rolled back'), { rows });
-    })
-    .catch((error) => error.rows);
+  const rebuilt = await rebuiltRollupRows(sql, org);
   // Money is summed in whatever order each rebuild reads the facts: equal to twelve significant digits.
   const digits = (rows: string) =>
     rows.replace(/-?\d+\.\d+(e[-+]?\d+)?/g, (n) => String(Number(Number(n).toPrecision(12))));
