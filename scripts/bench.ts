@@ -1374,7 +1374,11 @@ try {
   if (runs('fair')) {
     // docs/decisions.md §13: another organization's cheap requests (a list every 100 ms, a token every fifth time)
     // while four clients each run four heavy requests at once (120,000-row creative answers sorted by a custom metric,
-    // and CSV and XLSX exports of them, read at full speed), for twice a scenario's time.
+    // and CSV and XLSX exports of them, read at full speed), for twice a scenario's time. On a server of its own with
+    // the default limits, as the target says: the bench's server lets a client run ten (the memory scenario), which
+    // makes its heavy pool eleven connections rather than HEAVY_PER_CLIENT + 1, and cheap requests wait behind them.
+    const fair = await start(pin(0, serverCommand()), { ...serverEnv, HEAVY_PER_CLIENT: undefined });
+    processes.push(fair);
     const [{ day, n: exported }] =
       await sql`select max(day)::text as day, count(*)::int as n from facts where organization_id = ${big.org}`;
     const accountsFor120k = Math.min(big.accounts.length, Math.ceil((big.accounts.length * 120_000) / exported));
@@ -1387,18 +1391,18 @@ try {
     const heavyTokens = [
       exportToken,
       ...(await Promise.all(
-        [1, 2, 3].map(async () => tokenFor(server.url, await benchClient(sql, big.org, big.report))),
+        [1, 2, 3].map(async () => tokenFor(fair.url, await benchClient(sql, big.org, big.report))),
       )),
     ];
     const probe = async () => {
       const t0 = performance.now();
-      const res = await fetch(`${server.url}/v1/reports`, { headers: auth });
+      const res = await fetch(`${fair.url}/v1/reports`, { headers: auth });
       await res.arrayBuffer();
       return { ms: performance.now() - t0, ok: res.status === 200, list: true };
     };
     const probeToken = async () => {
       const t0 = performance.now();
-      const res = await fetch(`${server.url}/api/connect/token`, {
+      const res = await fetch(`${fair.url}/api/connect/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -1431,7 +1435,7 @@ try {
         for (let i = 0; performance.now() < until && i < 100; i++) {
           const t0 = performance.now();
           const res = await fetch(
-            `${server.url}/v1/reports/${big.report}/${heavyPaths[(c + l + i) % heavyPaths.length]}`,
+            `${fair.url}/v1/reports/${big.report}/${heavyPaths[(c + l + i) % heavyPaths.length]}`,
             { headers: { authorization: `Bearer ${heavyToken}` } },
           );
           // The deadline cuts a download mid-stream (docs/decisions.md §6): a timeout, as a 503 before it starts is.
@@ -1479,6 +1483,8 @@ try {
         timedOut === 0 && heavyStatuses.length > 0,
       ],
     );
+    fair.child.kill('SIGTERM');
+    await new Promise((resolve) => fair.child.once('exit', resolve));
   }
   if (runs('import')) {
     const part = await importPart();
