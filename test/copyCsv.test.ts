@@ -6,12 +6,12 @@ import * as assert from 'uvu/assert';
 import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { writeTidied } from '../src/report/formats/asciiBytes.ts';
 import { CopyCsv } from '../src/report/formats/copyCsv.ts';
-import { copyCsvStatement } from '../src/report/formats/copyStatement.ts';
+import { copyStatement } from '../src/report/formats/copyStatement.ts';
 import { csvRecord } from '../src/report/formats/csv.ts';
-import { BASE_METRICS, SYSTEM_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
-import { parseFormula } from '../src/report/formula.ts';
+import { BASE_METRICS, tidy, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
 import { inlined } from '../src/store/queries.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { metricPlans } from './support/metricPlans.ts';
 import { shape } from './support/shape.ts';
 
 const it = suite<{ t: TestApp }>('CSV from binary COPY');
@@ -111,17 +111,7 @@ const row = fc.record({
   video_views: sum,
   video_completions: sum,
 });
-const custom: MetricPlan = {
-  name: 'custom',
-  conversionDerived: false,
-  formula: parseFormula('clicks / impressions * 2'),
-};
-const metrics = fc
-  .tuple(fc.shuffledSubarray(Object.keys(SYSTEM_METRICS)), fc.boolean())
-  .map(([names, withCustom]) => [
-    ...names.map((n): MetricPlan => ({ name: n, conversionDerived: false })),
-    ...(withCustom ? [custom] : []),
-  ]);
+const metrics = metricPlans;
 
 it('every record from a COPY, however its bytes are split, equals the record written from its cells', async ({ t }) => {
   await fc.assert(
@@ -139,11 +129,11 @@ it('every record from a COPY, however its bytes are split, equals the record wri
         const source = SOURCE.replace('$1', `'${JSON.stringify(rows).replace(/'/g, "''")}'`);
         const copy = new CopyCsv(shape(KEYS, plans));
         let text = '';
-        for await (const chunk of await t.db.sql
-          .unsafe(copyCsvStatement(source, shape(KEYS, plans), 'test'))
-          .readable()) {
-          for (let p = 0; p < chunk.length; p += split)
-            text += decoder.decode(copy.push(chunk.subarray(p, p + split)), { stream: true });
+        for await (const chunk of await t.db.sql.unsafe(copyStatement(source, shape(KEYS, plans), 'test')).readable()) {
+          for (let p = 0; p < chunk.length; p += split) {
+            copy.push(chunk.subarray(p, p + split));
+            text += decoder.decode(copy.take(), { stream: true });
+          }
         }
         assert.ok(copy.done, 'the trailer was read');
         assert.is(text, expected.join(''));
@@ -163,9 +153,11 @@ it('no dimensions: a record of the metrics only, and of nothing without metrics'
     const copy = new CopyCsv(shape([], plans([...names])));
     let text = '';
     for await (const chunk of await t.db.sql
-      .unsafe(copyCsvStatement(source, shape(DIMENSION_KEYS.total, plans([...names])), 'test'))
-      .readable())
-      text += decoder.decode(copy.push(chunk));
+      .unsafe(copyStatement(source, shape(DIMENSION_KEYS.total, plans([...names])), 'test'))
+      .readable()) {
+      copy.push(chunk);
+      text += decoder.decode(copy.take());
+    }
     assert.is(text, record);
   }
 });

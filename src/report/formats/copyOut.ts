@@ -1,4 +1,14 @@
-// Reading a postgres.js COPY ... TO STDOUT stream chunk by chunk.
+// Reading a postgres.js COPY ... TO STDOUT stream chunk by chunk: an answer's rows as a binary COPY, written in a
+// format by its writer (copyRows.ts).
+import type { Context } from '../../http/context.ts';
+import { requestTimeout } from '../../http/deadline.ts';
+import { nextTurn } from '../../http/turn.ts';
+import type { Lent } from '../../store/exclusive.ts';
+import { inlined } from '../../store/queries.ts';
+import type { PreparedData } from '../prepare.ts';
+import { answerStatement, type DayRange } from '../query.ts';
+import type { CopyRows } from './copyRows.ts';
+import { copyStatement } from './copyStatement.ts';
 
 /** The parts of postgres.js's COPY stream (a Node Readable) used here. */
 export type CopyOut = {
@@ -31,4 +41,51 @@ export function nextChunk(stream: CopyOut): Promise<Uint8Array | null> {
     stream.on('error', settle);
     stream.on('close', onClose);
   });
+}
+
+/** A client's text in the query (a name filter, a filter): bound, so never written into a COPY's text. */
+export const bindsText = (data: PreparedData) => !!data.params.nameFilter || data.filters.length > 0;
+
+/**
+ * An answer's rows (query.ts) run as a binary COPY (copyStatement.ts) and written by `written`, in pieces of at least
+ * `least` rows but the last; null when there is no ad account to read, or a client's text must be bound: COPY takes
+ * no parameters, so ours are written into its text, and a client's text never is (the caller reads through a cursor).
+ */
+export function copiedRows(
+  lent: Lent,
+  ctx: Context,
+  data: PreparedData,
+  range: DayRange,
+  written: CopyRows,
+  least = 0,
+): AsyncGenerator<Uint8Array> | null {
+  if (bindsText(data) || data.accountIds.length === 0) return null;
+  const { file, text, params } = answerStatement(data, range, data.oneCurrency);
+  const statement = copyStatement(inlined(text, params), data, file);
+  return (async function* () {
+    lent.busy();
+    const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
+    // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
+    // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.
+    stream.on('error', () => {});
+    let from = 0;
+    for (let chunk = await nextChunk(stream); chunk !== null; chunk = await nextChunk(stream)) {
+      // A COPY the client is slow to read waits on its socket: the deadline is checked here too.
+      if (ctx.deadline.aborted) throw requestTimeout();
+      written.push(chunk);
+      ctx.rowsSent = written.rows;
+      if (written.rows > from && written.rows - from >= least) {
+        yield written.take();
+        from = written.rows;
+      }
+      await nextTurn();
+    }
+    if (!written.done) throw new Error('the COPY ended before its last row');
+    if (written.rows > from) yield written.take();
+    // postgres.js pauses the connection's socket when a COPY's stream is full and resumes it only when the stream is
+    // read again: if the last rows filled it, the socket would stay paused and the next query never hear its answer
+    // (porsager/postgres#499, #1016). The COPY is over, so the socket is resumed and the connection is idle again.
+    lent.resume();
+    lent.finished();
+  })();
 }

@@ -34,14 +34,14 @@ export const EXPORT_SETTINGS =
   `where pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('${EXPORT_WORK_MEM}'); ${EXPORT_PLANNER}`;
 
 /**
- * The statements that send source's rows as CopyCsv reads them, in source's order: the export's settings for its own
+ * The statements that send source's rows as CopyRows reads them, in source's order: the export's settings for its own
  * transaction (a query of several statements is one), then the COPY. source: an answer's query (its parameters
  * written in: COPY takes none), whose columns shape says (query.ts); a sum no metric uses is left out,
  * and PostgreSQL then does not compute it. A uuid key is sent as a uuid (a source giving other text for it fails):
  * as text, the ids cost PostgreSQL a seventh of the export (BENCHMARKS.md). name: the source's, first in the text
  * for pg_stat_activity.
  */
-export function copyCsvStatement(source: string, shape: RowShape, name: string): string {
+export function copyStatement(source: string, shape: RowShape, name: string): string {
   const { keys, metrics } = shape;
   const computed = formulaColumns(source, metrics, shape.compared ? ['', COMPARED] : ['']);
   const columns = [

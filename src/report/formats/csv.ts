@@ -1,24 +1,11 @@
 // text/csv exports (RFC 4180, docs/decisions.md §7): a header of dimension keys then metric names, written as a stream;
 // the records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
 import type { Context } from '../../http/context.ts';
-import { requestTimeout } from '../../http/deadline.ts';
-import { nextTurn } from '../../http/turn.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { inlined } from '../../store/queries.ts';
-import {
-  answerQuery,
-  answerStatement,
-  batches,
-  emptySummary,
-  toCells,
-  type Cells,
-  type DayRange,
-  type SumRow,
-} from '../query.ts';
+import { answerQuery, batches, emptySummary, toCells, type Cells, type DayRange, type SumRow } from '../query.ts';
 import type { PreparedData } from '../prepare.ts';
 import { CopyCsv } from './copyCsv.ts';
-import { nextChunk, type CopyOut } from './copyOut.ts';
-import { copyCsvStatement } from './copyStatement.ts';
+import { copiedRows } from './copyOut.ts';
 import { NOTHING_TO_END, type Sheet, type StreamEnd } from './sheet.ts';
 
 /** RFC 4180 §2: quote a field holding a comma, quote, CR or LF; double its quotes. */
@@ -103,15 +90,10 @@ export async function* streamCells(
   }
 }
 
-/** A client's text in the query (a name filter, a filter): bound, so never written into a COPY's text. */
-export const bindsText = (data: PreparedData) => !!data.params.nameFilter || data.filters.length > 0;
-
 /**
- * A CSV export's records: the answer's query (query.ts), run as a binary COPY and written by CopyCsv; null when there
- * is no ad account to read, or a filter is asked (streamCells). COPY takes no parameters, so
- * ours are written into its text; a client's text never is: a filtered export binds it, reading through a cursor.
- * Against the query rendering its rows (rendered.ts), PostgreSQL formats nothing and the export runs twice as fast
- * (BENCHMARKS.md, "CSV from a binary COPY").
+ * A CSV export's records: the answer's query run as a binary COPY and written by CopyCsv (copyOut.ts); null where the
+ * rows are read as cells instead (streamCells). Against the query rendering its rows (rendered.ts), PostgreSQL formats
+ * nothing and the export runs twice as fast (BENCHMARKS.md, "CSV from a binary COPY").
  */
 export function streamCsv(
   lent: Lent,
@@ -119,29 +101,5 @@ export function streamCsv(
   data: PreparedData,
   range: DayRange,
 ): AsyncGenerator<Uint8Array> | null {
-  if (bindsText(data) || data.accountIds.length === 0) return null;
-  const { file, text, params } = answerStatement(data, range, data.oneCurrency);
-  const statement = copyCsvStatement(inlined(text, params), data, file);
-  const records = new CopyCsv(data);
-  return (async function* () {
-    lent.busy();
-    const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
-    // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
-    // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.
-    stream.on('error', () => {});
-    for (let chunk = await nextChunk(stream); chunk !== null; chunk = await nextChunk(stream)) {
-      // A COPY the client is slow to read waits on its socket: the deadline is checked here too.
-      if (ctx.deadline.aborted) throw requestTimeout();
-      const written = records.push(chunk);
-      ctx.rowsSent = records.rows;
-      if (written.length > 0) yield written;
-      await nextTurn();
-    }
-    if (!records.done) throw new Error('the COPY ended before its last row');
-    // postgres.js pauses the connection's socket when a COPY's stream is full and resumes it only when the stream is
-    // read again: if the last rows filled it, the socket would stay paused and the next query never hear its answer
-    // (porsager/postgres#499, #1016). The COPY is over, so the socket is resumed and the connection is idle again.
-    lent.resume();
-    lent.finished();
-  })();
+  return copiedRows(lent, ctx, data, range, new CopyCsv(data));
 }

@@ -1,5 +1,5 @@
-// The data endpoint's JSON answer (docs/decisions.md §6): the head, then the rows as PostgreSQL renders them
-// (rendered.ts), streamed in batches; an answer of one batch is sent whole, so a failure is still a problem document.
+// The data endpoint's JSON answer (docs/decisions.md §6): the head, then the rows, streamed in batches; an answer of
+// one batch is sent whole, so a failure is still a problem document.
 import type { Context } from '../../http/context.ts';
 import { JSON_TYPE, jsonText } from '../../http/respond.ts';
 import { chunkStream, streamedResponse } from '../../http/streamed.ts';
@@ -7,16 +7,20 @@ import type { Lent } from '../../store/exclusive.ts';
 import { batches, emptySummary, joined, renderedRows, type DayRange } from '../query.ts';
 import { comparedSums, rowMetrics } from '../metrics.ts';
 import type { PreparedData } from '../prepare.ts';
+import { copiedRows } from './copyOut.ts';
+import { CopyJson } from './copyJson.ts';
 
 const encoder = new TextEncoder();
 
-/** Rows of a data answer read from the cursor at a time, so a long answer holds two batches in memory at most. */
+/** Rows of a data answer written at a time, so a long answer holds two batches in memory at most. */
 const JSON_BATCH_ROWS = 5_000;
 
 /**
- * The data endpoint's rows as the JSON text of the `rows` array's elements, each row's object rendered by PostgreSQL
- * (rendered.ts), in batches joined with commas (each batch after the first starts with one): row objects, their
- * garbage and JSON.stringify were half the server's CPU of a large answer (BENCHMARKS.md).
+ * The data endpoint's rows as the JSON text of the `rows` array's elements, joined with commas, and with a summary
+ * `],"summary":{…}` after them, in pieces of JSON_BATCH_ROWS rows: written from the binary COPY of the rows
+ * (copyJson.ts) as the CSV export's are, or, where a client's text is bound (copyOut.ts), rendered by PostgreSQL
+ * (rendered.ts) and read through a cursor. Against the rendered rows, the COPY costs PostgreSQL a fifth less and the
+ * server no more (BENCHMARKS.md, "JSON from a binary COPY").
  */
 function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> {
   if (data.accountIds.length === 0) {
@@ -24,6 +28,8 @@ function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange)
       if (data.summary) yield encoder.encode(`${SUMMARY}${JSON.stringify(summaryOfNothing(data))}`);
     })();
   }
+  const copied = copiedRows(lent, ctx, data, range, new CopyJson(data), JSON_BATCH_ROWS);
+  if (copied) return copied;
   const pending = renderedRows(lent.sql, data, range, 'json');
   return (async function* () {
     let first = true;
