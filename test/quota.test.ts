@@ -171,6 +171,29 @@ it('concurrent charges and refunds all succeed and net to zero', async ({ t }) =
   assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 0, client: 0 });
 });
 
+it('a lease that ran out just before shutdown is given back before close resolves', async ({ t }) => {
+  const { org, client } = await tenant(t);
+  // Store calls wait at the gate once it is set: the expired lease's refund is still on its way when close is called.
+  let gate: Promise<void> | undefined;
+  let open = () => {};
+  const meter = quota(
+    t.db.sql,
+    () => t.clock.now,
+    (work) => (gate ?? Promise.resolve()).then(() => work(t.db.sql)),
+  );
+  const contexts = Array.from({ length: 40 }, () => meterContext(org, client.clientId));
+  await Promise.all(contexts.map((ctx) => chargeAs(meter, ctx, 3)));
+  const leased = await standingOf(t.db.sql, org, client.clientId);
+  assert.ok(leased.window > 40 * 3, 'forty charges at once took a lease');
+  gate = new Promise((resolve) => (open = resolve));
+  // Past the lease's quarter second: it ends, and its refund waits at the gate.
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const closed = meter.close();
+  setTimeout(open, 50);
+  await closed;
+  assert.equal(await standingOf(t.db.sql, org, client.clientId), { window: 40 * 3, client: 40 * 3 });
+});
+
 const meterContext = (org: string, clientId: string) =>
   ({ principal: { organizationId: org, clientId }, headers: {}, log: {} }) as unknown as Context;
 

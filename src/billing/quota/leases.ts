@@ -55,6 +55,25 @@ function grant(book: Book, clientId: string, row: Standing, expire: (lease: Leas
 }
 
 /**
+ * The refunds of ended leases still being written, ended by a timer or by close: close waits for them all, so none is
+ * cut off by the database closing after it (an over-charge of up to a lease). One that fails stays charged.
+ */
+function pendingRefunds() {
+  const pending = new Set<Promise<void>>();
+  return {
+    track(written: Promise<unknown>): Promise<void> {
+      const refund = written.then(
+        () => void pending.delete(refund),
+        () => void pending.delete(refund),
+      );
+      pending.add(refund);
+      return refund;
+    },
+    settled: () => Promise.all(pending),
+  };
+}
+
+/**
  * Quota leases (migration 011). A client whose charges queue up takes a few units ahead with one of them; its next
  * requests spend those here, with no round trip, and a 304 puts its unit back. The units were charged in the store
  * like any others, so the window never passes the budget; what is unspent after LEASE_MS, or at shutdown, is
@@ -71,6 +90,8 @@ export function leaseBooks(withSettings: WithSettings) {
     return last.key;
   };
 
+  const refunds = pendingRefunds();
+
   /** Ends a lease: its unspent units go back to the store; one that cannot be written stays charged, never under. */
   function end(organizationId: string, clientId: string, window: number, lease: Lease): Promise<void> {
     clearTimeout(lease.timer);
@@ -81,9 +102,8 @@ export function leaseBooks(withSettings: WithSettings) {
     const units = lease.units;
     lease.units = 0;
     if (units === 0) return Promise.resolve();
-    return withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])).then(
-      () => {},
-      () => {},
+    return refunds.track(
+      withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])),
     );
   }
 
@@ -150,12 +170,11 @@ export function leaseBooks(withSettings: WithSettings) {
     },
 
     async close() {
-      const ending: Promise<void>[] = [];
       for (const [key, book] of books) {
         const [organizationId, window] = key.split(' ');
-        for (const [clientId, lease] of book.leases) ending.push(end(organizationId, clientId, Number(window), lease));
+        for (const [clientId, lease] of book.leases) void end(organizationId, clientId, Number(window), lease);
       }
-      await Promise.all(ending);
+      await refunds.settled();
     },
   };
 }
