@@ -50,6 +50,8 @@ export abstract class CopyRows {
   protected readonly values: Float64Array;
   protected out = new Uint8Array(0);
   protected at = 0;
+  /** The room the last rows taken had: the next ones most likely need as much. */
+  private wanted = 1 << 16;
 
   constructor(shape: RowShape) {
     const { keys, metrics } = shape;
@@ -129,8 +131,8 @@ export abstract class CopyRows {
   /** The text written since the last take(). */
   take(): Uint8Array {
     const written = this.out.subarray(0, this.at);
-    // The next rows most likely take as much room again.
-    this.out = new Uint8Array(this.out.length);
+    this.wanted = Math.max(this.wanted, this.out.length);
+    this.out = new Uint8Array(0);
     this.at = 0;
     return written;
   }
@@ -188,7 +190,7 @@ export abstract class CopyRows {
 
   private reserve(bytes: number) {
     if (this.out.length - this.at >= bytes) return;
-    const next = new Uint8Array(Math.max(this.at + bytes, 2 * this.out.length, 1 << 16));
+    const next = new Uint8Array(Math.max(this.at + bytes, 2 * this.out.length, this.wanted));
     next.set(this.out.subarray(0, this.at));
     this.out = next;
   }
