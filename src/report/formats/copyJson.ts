@@ -88,7 +88,7 @@ export class CopyJson extends CopyRows {
     at = this.numbers(0, out, at);
     if (this.comparing) {
       at = put(COMPARE, out, at);
-      at = this.numbers(this.metrics.length, out, at);
+      at = this.numbers(this.metricNames.length, out, at);
       out[at++] = 0x7d; // }
     }
     out[at++] = 0x7d; // }

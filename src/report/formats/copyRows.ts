@@ -4,7 +4,7 @@
 // Sent in binary, a row is its text's bytes, sixteen-byte uuids and eight-byte doubles, and only the sums its metrics
 // use: PostgreSQL formats nothing, and the server copies the text and writes the ids and numbers byte by byte.
 import { UUID_KEYS } from '../dimensions.ts';
-import { BASE_METRICS, SYSTEM_METRICS, type MetricPlan, type RowShape } from '../metrics.ts';
+import { BASE_METRICS, SYSTEM_METRICS, type RowShape } from '../metrics.ts';
 import { sumsUsed } from './copyStatement.ts';
 
 /** What opens a binary COPY: the signature, then 32-bit flags and the length of a header extension. */
@@ -39,9 +39,8 @@ export abstract class CopyRows {
   private readonly marked: boolean;
 
   protected readonly uuid: boolean[];
-  protected readonly metrics: MetricPlan[];
   /** Each metric over the comparison range comes computed after the custom ones; 0 without one. */
-  protected readonly compared: number;
+  private readonly compared: number;
   /** The row being written: whether it is the summary's, its dimensions' bytes (start, and length or -1 for null) */
   protected total = false;
   protected readonly starts: Int32Array;
@@ -55,7 +54,6 @@ export abstract class CopyRows {
 
   constructor(shape: RowShape) {
     const { keys, metrics } = shape;
-    this.metrics = metrics;
     this.marked = shape.summary;
     this.compared = shape.compared ? metrics.length : 0;
     this.uuid = keys.map((key) => UUID_KEYS.has(key));
