@@ -31,7 +31,17 @@ async function worker() {
   (globalThis as { UVU_DEFER?: number }).UVU_DEFER = 1;
   const uvu = await import('uvu');
   const queue = (globalThis as unknown as { UVU_QUEUE: unknown[][] }).UVU_QUEUE;
+  const ran: string[] = [];
+  // A rejection no one hears fails the file it lands in (one a test listens for itself is that test's to judge),
+  // rather than ending the worker and every file after it; the files run before are named, as one may have left it.
+  process.on('unhandledRejection', (reason) => {
+    if (process.listenerCount('unhandledRejection') > 1) return;
+    const stack = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    process.stdout.write(`unhandled rejection in ${ran.at(-1)} (run before it here: ${ran.slice(0, -1)}):\n${stack}\n`);
+    process.exitCode = 1;
+  });
   for await (const file of createInterface({ input: process.stdin })) {
+    ran.push(file);
     queue.length = 0;
     queue.push([file]);
     process.exitCode = 0;

@@ -193,7 +193,10 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
       const { code, port } = reason as { code?: string; port?: number };
       // Refused while it is down, or closed under a connection still fetching its types as it stops.
       const stopping = code === 'ECONNREFUSED' || code === 'CONNECTION_CLOSED' || code === 'ECONNRESET';
-      assert.ok(stopping && port === standby.port, `an unhandled rejection: ${String(reason)}`);
+      assert.ok(
+        stopping && port === standby.port,
+        `an unhandled rejection: ${String(reason)} (primary ${primary.port}, standby ${standby.port})`,
+      );
     }
   } finally {
     await app?.close();
