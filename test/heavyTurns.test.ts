@@ -1,10 +1,13 @@
 // A heavy answer gives the event loop back between its chunks (src/http/turn.ts, docs/decisions.md §13): chunks a
 // COPY or a cursor has already delivered would otherwise be written one after another in one turn, while other
 // requests' I/O waits. Timings are the bench's (BENCHMARKS.md, "fair use"); this checks the turns themselves.
+import { once } from 'node:events';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, cli, createClient, createOrg, getToken } from './support/fixtures.ts';
+import { nextTurn } from '../src/http/turn.ts';
 
 const it = suite<{ t: TestApp; token: string; report: string }>('heavy answers yield');
 it.before(async (ctx) => {
@@ -75,5 +78,38 @@ for (const [what, path] of [
     assert.ok(turns >= chunks / 2, `${turns} turns for ${chunks} chunks`);
   });
 }
+
+// Sixteen heavy answers each yielding after every chunk once let all sixteen chunks run in one turn, and a cheap
+// request's every step waited behind them all: now the waiting chunks go one a turn, so I/O waits behind one.
+it('many heavy answers at once take the event loop one chunk a turn, and I/O is heard between any two', async () => {
+  const echo = createServer((socket) => socket.on('error', () => {}).on('data', (bytes) => socket.write(bytes)));
+  echo.listen(0, '127.0.0.1');
+  await once(echo, 'listening');
+  const client = connect((echo.address() as AddressInfo).port, '127.0.0.1');
+  await once(client, 'connect');
+  let running = true;
+  let since = 0;
+  let most = 0;
+  let heard = 0;
+  client.on('data', () => {
+    heard++;
+    most = Math.max(most, since);
+    since = 0;
+    if (running) client.write('x');
+  });
+  client.write('x');
+  const heavy = Array.from({ length: 10 }, async () => {
+    for (let chunk = 0; chunk < 30; chunk++) {
+      await nextTurn();
+      since++;
+    }
+  });
+  await Promise.all(heavy);
+  running = false;
+  client.destroy();
+  echo.close();
+  assert.ok(heard >= 10, `${heard} round trips heard`);
+  assert.ok(most <= 2, `${most} chunks ran between two round trips`);
+});
 
 it.run();

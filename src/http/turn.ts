@@ -4,7 +4,28 @@
 const later: (callback: () => void) => void =
   typeof setImmediate === 'function' ? setImmediate : (callback) => setTimeout(callback, 0);
 
-/** Resolves in a later turn of the event loop, after the I/O that is waiting now. */
+/** The heavy answers waiting for their next chunk's turn, first come first served. */
+const waiting: (() => void)[] = [];
+let scheduled = false;
+
+/**
+ * One waiting answer a turn: had every waiting one run in the same turn, a cheap request's every step (its body, its
+ * charge, its query) would wait behind a chunk of each heavy answer, rather than behind one.
+ */
+function release() {
+  const next = waiting.shift();
+  scheduled = waiting.length > 0;
+  if (scheduled) later(release);
+  next?.();
+}
+
+/** Resolves in a later turn of the event loop, after the I/O that is waiting now and one chunk of each answer before. */
 export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => later(resolve));
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!scheduled) {
+      scheduled = true;
+      later(release);
+    }
+  });
 }
