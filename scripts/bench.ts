@@ -1,7 +1,8 @@
 // npm run bench [-- --scale 0.1] [--duration 10] [--rounds 5] [--only
 // http,data,periods,currencies,dashboards,exports,fair,replicas,footprint,import,growth]: builds the data set, starts the server, drives it with
 // autocannon (and downloads the exports with curl) from another core, measures the floors in the same run, and prints a
-// Markdown table with every target met or missed.
+// Markdown table with every target met or missed. BENCH_KEEP_LOGS=1 keeps the servers' output; BENCH_START replaces
+// package.json's start command (to add a flag such as --trace-gc).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -705,7 +706,8 @@ const dataDir = embedded ? mkdtempSync(join(tmpdir(), 'readout-bench-')) : undef
 const logDir = mkdtempSync(join(tmpdir(), 'readout-bench-logs-'));
 log(`server output in ${logDir}`);
 // A full run writes gigabytes of request log lines: removed at exit, unless the run failed or a request under load
-// did, when they say why.
+// did, when they say why; BENCH_KEEP_LOGS=1 keeps them in any case (each request's server-side ms is in its line).
+const keepAnyway = process.env.BENCH_KEEP_LOGS === '1';
 let keepLogs = true;
 process.on('exit', () =>
   keepLogs ? log(`server output kept in ${logDir}`) : rmSync(logDir, { recursive: true, force: true }),
@@ -773,7 +775,7 @@ async function footprintPart(): Promise<{ rows: string[]; targets: [string, stri
 if (only === 'footprint') {
   const part = await footprintPart();
   console.log([machine('embedded PGlite'), '', ...tableHead, ...part.rows, ...targetTable(part.targets)].join('\n'));
-  keepLogs = false;
+  keepLogs = keepAnyway;
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
 if (only === 'import') {
@@ -791,7 +793,7 @@ if (only === 'import') {
 }
 if (only === 'replicas') {
   if (replicasSkipped()) {
-    keepLogs = false;
+    keepLogs = keepAnyway;
     process.exit(0);
   }
   const part = await replicasPart();
@@ -804,7 +806,7 @@ if (only === 'replicas') {
       ...targetTable(part.targets),
     ].join('\n'),
   );
-  keepLogs = false;
+  keepLogs = keepAnyway;
   process.exit(part.targets.every(([, , met]) => met) ? 0 : 1);
 }
 // An embedded run's server must not inherit DATABASE_URL from the shell: it would serve a database the bench never
@@ -1394,34 +1396,22 @@ try {
         [1, 2, 3].map(async () => tokenFor(fair.url, await benchClient(sql, big.org, big.report))),
       )),
     ];
-    const probe = async () => {
-      const t0 = performance.now();
-      const res = await fetch(`${fair.url}/v1/reports`, { headers: auth });
-      await res.arrayBuffer();
-      return { ms: performance.now() - t0, ok: res.status === 200, list: true };
-    };
-    const probeToken = async () => {
-      const t0 = performance.now();
-      const res = await fetch(`${fair.url}/api/connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: main.client.clientId,
-          client_secret: main.client.clientSecret,
-        }),
+    // In a process of its own, on the load's core: the bench's own reading of the heavy answers must not delay it.
+    const probing = (seconds: number) =>
+      new Promise<{ ms: number; ok: boolean; list: boolean }[]>((resolve, reject) => {
+        const probe = JSON.stringify({
+          url: fair.url,
+          token: auth.authorization.slice('Bearer '.length),
+          clientId: main.client.clientId,
+          clientSecret: main.client.clientSecret,
+          seconds,
+        });
+        const args = pin(1, ['node', '--import', 'tsx', 'scripts/benchProbe.ts', probe]);
+        const child = spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`probe exited ${code}`))));
       });
-      await res.arrayBuffer();
-      return { ms: performance.now() - t0, ok: res.status === 200, list: false };
-    };
-    const probing = async (seconds: number) => {
-      const seen: { ms: number; ok: boolean; list: boolean }[] = [];
-      for (let i = 0, until = performance.now() + seconds * 1000; performance.now() < until && i < 10_000; i++) {
-        seen.push(await (i % 5 === 4 ? probeToken() : probe()));
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      return seen;
-    };
     log('cheap requests alone, then beside sixteen heavy ones');
     const alone = await probing(Math.min(5, duration));
     const heavyStatuses: number[] = [];
@@ -1497,7 +1487,7 @@ try {
     targets.push(...part.targets);
   }
   const errors = loads.reduce((n, r) => n + r.errors + r.unexpected, 0);
-  keepLogs = errors > 0;
+  keepLogs = errors > 0 || keepAnyway;
   if (loads.length > 0) targets.push(['no errors under load', `${errors} errors`, errors === 0]);
 
   // --- report --------------------------------------------------------------------------------------------------
