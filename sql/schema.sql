@@ -779,6 +779,8 @@ $function$;
 CREATE OR REPLACE FUNCTION public.fact_writes_after_write()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET enable_mergejoin TO 'off'
+ SET work_mem TO '64MB'
 AS $function$
 declare
   v_accounts uuid[];
@@ -795,7 +797,11 @@ begin
     from (
       select distinct ad_account_id, day
       from new_rows n full join old_rows o using (ad_account_id, day, creative_id)
-      where n is distinct from o
+      where n.creative_id is null or o.creative_id is null
+        or (n.organization_id, n.campaign_id, n.impressions, n.clicks, n.spend, n.conversions, n.conversion_value,
+            n.video_views, n.video_completions)
+          is distinct from (o.organization_id, o.campaign_id, o.impressions, o.clicks, o.spend, o.conversions,
+            o.conversion_value, o.video_views, o.video_completions)
     ) t;
   end if;
   perform stamp_fact_writes(v_accounts, v_days);

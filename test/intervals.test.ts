@@ -221,6 +221,24 @@ it('changedSince: exactly the periods of a restatement come back, whole', async 
   assert.equal((await data(ctx, `${JAN}&groupBy=campaign&interval=day&changedSince=${later}`)).body.rows, []);
 });
 
+it('a plain SQL update comes back for the days whose numbers it changed, not the days it only touched', async (ctx) => {
+  const since = (await data(ctx, `${JAN}&groupBy=total&interval=day`)).res.headers.get('next-changed-since')!;
+  // One statement: the 5th's rows set to what they hold, the 7th's spend moved, a row moved from the 6th to the 8th.
+  await ctx.t.db.sql`update facts set
+    spend = case when day = '2026-01-07' then spend + 1 else spend end,
+    day = case when day = '2026-01-06' and ad_account_id = ${ctx.google} then '2026-01-08'::date else day end
+    where day in ('2026-01-05', '2026-01-06', '2026-01-07') and ad_account_id in (${ctx.google}, ${ctx.meta})`;
+  const after = await data(ctx, `${JAN}&groupBy=total&interval=day&changedSince=${since}&metrics=impressions`);
+  assert.equal(
+    after.body.rows.map((r: Row) => r.dimensions.day),
+    ['2026-01-06', '2026-01-07', '2026-01-08'],
+  );
+  await ctx.t.db.sql`update facts set
+    spend = case when day = '2026-01-07' then spend - 1 else spend end,
+    day = case when day = '2026-01-08' then '2026-01-06'::date else day end
+    where day in ('2026-01-07', '2026-01-08') and ad_account_id in (${ctx.google}, ${ctx.meta})`;
+});
+
 it('a write that commits while a pull is read comes back in the next pull', async (ctx) => {
   const name = 'a write that commits while a pull is read comes back in the next pull';
   if (

@@ -1,0 +1,37 @@
+-- 034: an update's changed days found by hashing its old and new rows on their key, column by column. The planner
+-- sorted both transition tables (on disk, past work_mem) for a merge join and compared whole rows as records: a
+-- restatement of 560,000 rows spent 2.3 s here, a hash join of the same rows with the numbers compared column by
+-- column 0.8 s (BENCHMARKS.md, "Loading facts"). Which days are stamped is unchanged: a row added, removed or whose
+-- values differ in any column names its day (docs/decisions.md §6, changedSince).
+create or replace function fact_writes_after_write()
+returns trigger
+language plpgsql
+set enable_mergejoin = off
+set work_mem = '64MB'
+as $$
+declare
+  v_accounts uuid[];
+  v_days date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from new_rows) t;
+  elsif tg_op = 'DELETE' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from old_rows) t;
+  else
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (
+      select distinct ad_account_id, day
+      from new_rows n full join old_rows o using (ad_account_id, day, creative_id)
+      where n.creative_id is null or o.creative_id is null
+        or (n.organization_id, n.campaign_id, n.impressions, n.clicks, n.spend, n.conversions, n.conversion_value,
+            n.video_views, n.video_completions)
+          is distinct from (o.organization_id, o.campaign_id, o.impressions, o.clicks, o.spend, o.conversions,
+            o.conversion_value, o.video_views, o.video_completions)
+    ) t;
+  end if;
+  perform stamp_fact_writes(v_accounts, v_days);
+  return null;
+end
+$$;
