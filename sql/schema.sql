@@ -874,7 +874,7 @@ begin
     from (select distinct ad_account_id, day from old_rows) t;
   else
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
-    from (select ad_account_id, day from new_rows union select ad_account_id, day from old_rows) t;
+    from (select distinct ad_account_id, day from new_rows union select distinct ad_account_id, day from old_rows) t;
   end if;
   if v_accounts is null then
     return null;
