@@ -19,7 +19,7 @@ function release() {
   next?.();
 }
 
-/** Resolves in a later turn of the event loop, after the I/O that is waiting now and one chunk of each answer before. */
+/** Resolves in a later turn of the event loop, after the I/O waiting now and a chunk of each answer before. */
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => {
     waiting.push(resolve);
