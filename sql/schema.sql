@@ -460,7 +460,7 @@ CREATE INDEX api_clients_revoked ON public.api_clients USING btree (revoked_at) 
 CREATE INDEX campaigns_ad_account ON public.campaigns USING btree (ad_account_id);
 CREATE INDEX campaigns_listing ON public.campaigns USING btree (organization_id, name, id);
 CREATE INDEX client_secrets_client ON public.client_secrets USING btree (client_id);
-CREATE INDEX creatives_campaign ON public.creatives USING btree (campaign_id);
+CREATE INDEX creatives_answer ON public.creatives USING btree (campaign_id) INCLUDE (id, name, external_id, format);
 CREATE INDEX reports_listing ON public.reports USING btree (organization_id, name, id);
 CREATE INDEX segment_campaigns_campaign ON public.segment_campaigns USING btree (campaign_id);
 CREATE INDEX segments_listing ON public.segments USING btree (organization_id, name, id);
@@ -1745,6 +1745,18 @@ AS $function$
   from report_facts(array(select id from accounts where not same and not rolled), p_campaigns, p_from, p_to, p_currency) f
   -- Uncorrelated: a one-time filter, so the function is not run at all when every account has its spans.
   where exists (select 1 from accounts where not same and not rolled)
+$function$;
+
+CREATE OR REPLACE FUNCTION public.report_creatives(p_accounts uuid[], p_campaigns uuid[])
+ RETURNS TABLE(id uuid, name text, campaign_id uuid, external_id text, format text)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select c.id, c.name, c.campaign_id, c.external_id, c.format
+  from campaigns k
+  cross join lateral (select * from creatives c where c.campaign_id = k.id offset 0) c
+  where k.ad_account_id = any(p_accounts) and (p_campaigns is null or k.id = any(p_campaigns))
+  offset 0
 $function$;
 
 CREATE OR REPLACE FUNCTION public.report_definition(r reports, p_accounts_all boolean, p_account_ids uuid[])

@@ -1,8 +1,8 @@
 -- report-data-creative for long ranges: the same columns, rows and order, with the facts summed per creative before
 -- they meet creatives. Over many days a creative has many fact rows: summing first joins one row a creative instead
--- of one a day (BENCHMARKS.md, "Creatives summed first"). Over a few days it is no gain, and PostgreSQL cannot
+-- of one a day (BENCHMARKS.md, "Spans"). Over a few days it is no gain, and PostgreSQL cannot
 -- estimate how many groups the sum makes (it assumes 200): with a million creatives on one day it looked each one up
--- by index. query.ts picks by range.
+-- by index. query.ts picks by range. The creatives are the report's accounts', hashed (migration 035).
 -- Parameters: as report-data-creative.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
@@ -16,6 +16,6 @@ from (
   from report_creative_spans($1, $2, $3, $4, $5) f
   group by f.creative_id
 ) s
-join creatives cr on cr.id = s.creative_id and (not $7::boolean or cr.format = 'video')
+join report_creatives($1, $2) cr on cr.id = s.creative_id and (not $7::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
 order by cr.name, cr.id
