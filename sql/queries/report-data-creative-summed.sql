@@ -6,6 +6,8 @@
 -- Parameters: as report-data-creative.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
+-- Each creative has a name, campaign and external id; read through report_creatives, PostgreSQL cannot tell.
+-- not null: creativeId, creativeName, campaignId, externalId
 select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", cr.external_id as "externalId",
        s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
 from (

@@ -2,11 +2,13 @@
 -- creative has one fact a day, so nothing is summed (as report-days-campaign.sql).
 -- Parameters: as report-periods-creative ($7 is always 'day').
 -- Money that cannot be converted (no rate on or before its day) is null in its own row.
+-- Each creative has a name, campaign and external id; read through report_creatives, PostgreSQL cannot tell.
+-- not null: creativeName, campaignId, externalId
 select to_char(f.period, 'YYYY-MM-DD') as period,
        f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", cr.external_id as "externalId",
        f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
        f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
 from report_creative_periods($1, $2, $3, $4, $5, $7, $8) f
-join creatives cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
+join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
 order by f.period, cr.name, f.creative_id

@@ -6,13 +6,15 @@
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 -- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
+-- Each creative has a name, campaign and external id; read through report_creatives, PostgreSQL cannot tell.
+-- not null: creativeName, campaignId
 select to_char(f.period, case when $7 = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end) as period,
        f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
 from report_creative_periods($1, $2, $3, $4, $5, $7, $8) f
-join creatives cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
+join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
 group by f.period, cr.name, f.creative_id, cr.campaign_id
 order by f.period, cr.name, f.creative_id
