@@ -652,8 +652,10 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
     ...(plan.Plans ?? []).flatMap(sorts),
   ];
   // A million creatives on one day spill past any hash table, so PostgreSQL sums them sorted, as here with hashing off.
+  // It joins them to the report's creatives by hash (migration 035); on a few rows it would merge them, sorted by id.
   const keys = await t.db.sql.begin(async (tx) => {
     await tx`set local enable_hashagg = off`;
+    await tx`set local enable_mergejoin = off`;
     const [row] = await tx.unsafe(`explain (format json) ${queryText('report-data-creative')}`, [
       accounts,
       null,
@@ -665,11 +667,12 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
     ] as never[]);
     const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0]
       .Plan as Plan;
-    return sorts(plan).filter((key) => key.some((k) => k.startsWith('cr.')));
+    // The creatives' columns, whatever PostgreSQL calls the function's rows (cr, or c inside it).
+    return sorts(plan).filter((key) => key.some((k) => /^cr?\.(name|id)$|creative_id$/.test(k)));
   });
   // Grouped by id and ordered by name, PostgreSQL sorted by id to sum, then again by name.
   assert.is(keys.length, 1, JSON.stringify(keys));
-  assert.is(keys[0][0], 'cr.name');
+  assert.match(keys[0][0], /^cr?\.name$/);
 });
 
 demo('ratios equal the ratio of the sums, never an average of ratios', async ({ t, d }) => {

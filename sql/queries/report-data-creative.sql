@@ -9,12 +9,15 @@
 -- only by way of its text (BENCHMARKS.md, "Sums as doubles").
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 -- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
+-- The creatives are the report's accounts', hashed (migration 035); read through a function, PostgreSQL cannot tell
+-- they have names and campaigns.
+-- not null: creativeName, campaignId
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
        sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
        sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
        sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
 from report_facts($1, $2, $3, $4, $5) f
-join creatives cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
+join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
 group by cr.name, f.creative_id, cr.campaign_id
 order by cr.name, f.creative_id
