@@ -1,8 +1,7 @@
--- report-data-creative for long ranges: the same columns, rows and order, with the facts summed per creative before
--- they meet creatives. Over many days a creative has many fact rows: summing first joins one row a creative instead
--- of one a day (BENCHMARKS.md, "Spans"). Over a few days it is no gain, and PostgreSQL cannot
--- estimate how many groups the sum makes (it assumes 200): with a million creatives on one day it looked each one up
--- by index. query.ts picks by range. The creatives are the report's accounts', hashed (migration 035).
+-- report-data-creative from four days on: the same columns, rows and order, read from the creatives' spans (a range of
+-- four days or more can hold one) and summed per creative before they meet creatives, one row a creative instead of
+-- one a day (BENCHMARKS.md, "Spans"). Under four days a range is single days either way. query.ts picks by range.
+-- The creatives are the report's accounts', hashed (migration 035).
 -- Parameters: as report-data-creative.
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.

@@ -44,8 +44,8 @@ export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now
   return { from, to };
 }
 
-/** From this many days, creatives' facts are summed before they are joined (report-data-creative-summed.sql). */
-const SUM_CREATIVES_FIRST_DAYS = 28;
+/** From this many days, the shortest span's, creatives are read from spans (report-data-creative-summed.sql). */
+const SUM_CREATIVES_FIRST_DAYS = 4;
 
 const days = (range: DayRange) => (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000 + 1;
 
