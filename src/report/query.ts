@@ -44,8 +44,8 @@ export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now
   return { from, to };
 }
 
-/** From this many days, the shortest span's, creatives are read from spans (report-data-creative-summed.sql). */
-const SUM_CREATIVES_FIRST_DAYS = 4;
+/** From this many days, the shortest span's length, creatives are read from spans (report-data-creative-summed.sql). */
+const CREATIVE_SPANS_FROM_DAYS = 4;
 
 const days = (range: DayRange) => (Date.parse(range.to) - Date.parse(range.from)) / 86_400_000 + 1;
 
@@ -84,7 +84,7 @@ export function groupingFile(
   }
   if (interval !== undefined && grouping !== 'month') return PERIOD_FILES[grouping];
   if (grouping !== 'video' && grouping !== 'creative') return GROUPING_FILES[grouping];
-  if (days(range) >= SUM_CREATIVES_FIRST_DAYS) return 'report-data-creative-summed';
+  if (days(range) >= CREATIVE_SPANS_FROM_DAYS) return 'report-data-creative-summed';
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
 }
 
