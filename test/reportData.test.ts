@@ -677,6 +677,33 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
   assert.match(keys[0][0], /^cr?\.name$/);
 });
 
+demo('campaign and ad-account answers sum by id before a name filter meets their names', async ({ t, d }) => {
+  const [report] = await t.db
+    .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
+  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
+    (r) => r.ad_account_id as string,
+  );
+  type Plan = { 'Node Type': string; 'Group Key'?: string[]; Plans?: Plan[] };
+  const groupKeys = (plan: Plan): string[][] => [
+    ...(plan['Node Type'] === 'Aggregate' && plan['Group Key'] ? [plan['Group Key']] : []),
+    ...(plan.Plans ?? []).flatMap(groupKeys),
+  ];
+  for (const [file, name, id, joined] of [
+    ['report-data-campaign', 'campaignName', /\.campaign_id$/, 'c.id'],
+    ['report-data-ad-account', 'adAccountName', /\.ad_account_id$/, 'a.id'],
+  ] as const) {
+    // As query.ts composes a filter over the grouping's query: PostgreSQL moves it down to the names' table.
+    const text = `select * from (${queryText(file)}) s where strpos(lower(s."${name}"), lower($7::text)) > 0`;
+    const params = [accounts, null, '2025-01-01', '2026-11-27', report.currency, null, 'a'];
+    const [row] = await t.db.sql.unsafe(`explain (format json) ${text}`, params as never[]);
+    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0]
+      .Plan as Plan;
+    // Grouped after the join, by the names' own id, the filter's guess of the rows it leaves picked the way to sum.
+    const keys = groupKeys(plan).map((key) => key.join());
+    assert.ok(keys.some((key) => id.test(key)) && !keys.includes(joined), `${file}: ${JSON.stringify(keys)}`);
+  }
+});
+
 demo('ratios equal the ratio of the sums, never an average of ratios', async ({ t, d }) => {
   const metrics = 'clicks,impressions,spend,conversions,conversion_value,video_views,ctr,cpc,cpa,roas,engagement_rate';
   const res = await t.fetch(

@@ -2,12 +2,18 @@
 -- Columns: the grouping's dimension keys (docs/decisions.md §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
+-- Summed per campaign before the campaigns' join, so a filter on their names (query.ts) cannot change how the sums
+-- are made: grouped after the join, a name filter's guess of the rows left made PostgreSQL sort them to sum.
 select c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAccountId", c.external_id as "externalId",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
-from report_campaign_spans($1, $2, $3, $4, $5) f
+       f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value, f.video_views, f.video_completions
+from (
+  select f.campaign_id,
+         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
+         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
+         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+  from report_campaign_spans($1, $2, $3, $4, $5) f
+  group by f.campaign_id
+) f
 join campaigns c on c.id = f.campaign_id
 where $6::text is null or strpos(lower(c.name), lower($6)) > 0
-group by c.id
 order by c.name, c.id
