@@ -376,8 +376,25 @@ for (const [grouping, filter] of [
   );
 }
 
+filters('filtered answers at once each read their own values', async (ctx) => {
+  // Each binds its values to settings of its own transaction (Lent.bind); the embedded database serves every
+  // connection from one session, so one answer's values must not be another's.
+  const queries = [`nameFilter=${encodeURIComponent("O'Brien")}`, 'filter=campaignName=@a', 'filter=spend>0.5'].map(
+    (filter) => `${Q}&groupBy=campaign&${filter}`,
+  );
+  const alone = await Promise.all(queries.map(async (q) => (await get(ctx, `data?${q}`)).text()));
+  assert.ok(new Set(alone).size === queries.length, 'three different answers');
+  // Four at once: as many as a client may run (docs/decisions.md §13), and as many connections as embedded lends.
+  for (let round = 0; round < 3; round++) {
+    const together = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => (await get(ctx, `data?${queries[(i + round) % 3]}`)).text()),
+    );
+    for (const [i, body] of together.entries()) assert.is(body, alone[(i + round) % 3], queries[(i + round) % 3]);
+  }
+});
+
 filters(
-  'the name filter is bound as a parameter, never written into the text of a statement (COPY takes none)',
+  "a client's filters are bound, never written into a statement's text, and the answer is still a binary COPY",
   async () => {
     const texts: string[] = [];
     const spied = new WeakSet<object>();
@@ -422,17 +439,34 @@ filters(
         texts.some((text) => /report-data-campaign|from report_campaign_spans/.test(text)),
         "the export ran the grouping's query",
       );
-      for (const text of texts)
-        assert.not.ok(
-          /Alpha|\\x41\\x6c/i.test(text),
-          `the filter is in no statement's text, as itself or escaped: ${text.slice(0, 80)}`,
-        );
-      // Without a filter the same export is a COPY, whose text holds every parameter written in.
-      await (await t.fetch(`/v1/reports/${report}/export.csv?${Q}&groupBy=campaign`, bearer(token))).text();
+      const unwritten = () => {
+        for (const text of texts)
+          assert.not.ok(
+            /Alpha|\\x41\\x6c|0\.000123/i.test(text),
+            `the filter is in no statement's text, as itself or escaped: ${text.slice(0, 80)}`,
+          );
+      };
+      unwritten();
       assert.ok(
         texts.some((text) => /\bcopy \(/.test(text)),
-        'an export without a filter is a COPY',
+        'the filtered export is a COPY',
       );
+      // The data endpoint's filters (docs/decisions.md §6) too: a name's text and a metric's number.
+      texts.length = 0;
+      const data = await t.fetch(
+        `/v1/reports/${report}/data?${Q}&groupBy=campaign&filter=campaignName=@${encodeURIComponent(filter)}` +
+          '&filter=spend>0.000123',
+        bearer(token),
+      );
+      assert.equal(
+        (await data.json()).rows.map((r: { dimensions: { campaignName: string } }) => r.dimensions.campaignName),
+        ['Alpha, "the" first'],
+      );
+      assert.ok(
+        texts.some((text) => /\bcopy \(/.test(text)),
+        'the filtered answer is a COPY',
+      );
+      unwritten();
     } finally {
       await t.close();
       await pool.close();

@@ -129,6 +129,10 @@ it('answers through PgBouncer equal the direct ones, under concurrency, abandone
     `/v1/organizations/${demo.organizationId}/ad-accounts`,
     `/v1/organizations/${demo.organizationId}/campaigns?pageSize=5`,
     report,
+    // A client's values, bound to settings of the exchange's own transaction (Lent.bind): each answer its own.
+    `${report}/data?groupBy=campaign&filter=campaignName=@a&${range}`,
+    `${report}/data?groupBy=campaign&filter=campaignName=@e&filter=spend>10&${range}`,
+    `${report}/export.csv?groupBy=creative&nameFilter=a&${range}`,
   ];
   const text = async (which: App, path: string, init: RequestInit = {}) => {
     const res = await which(new Request(BASE + path, { ...init, headers: { ...auth, ...(init.headers as object) } }));

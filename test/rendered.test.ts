@@ -5,15 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
 import { cellStyles } from '../src/report/formats/sheetLayout.ts';
-import {
-  BASE_METRICS,
-  rowMetrics,
-  SYSTEM_METRICS,
-  writeMetrics,
-  type MetricPlan,
-  type Sums,
-} from '../src/report/metrics.ts';
-import { renderedQuery, type RenderedFormat } from '../src/report/formats/rendered.ts';
+import { BASE_METRICS, SYSTEM_METRICS, writeMetrics, type MetricPlan, type Sums } from '../src/report/metrics.ts';
+import { renderedQuery } from '../src/report/formats/rendered.ts';
 import type { Formula } from '../src/report/formula.ts';
 import { sheetRow } from '../src/report/formats/sheetRow.ts';
 import { testApp, type TestApp } from './support/app.ts';
@@ -48,7 +41,7 @@ const sameDoubles = (lines: string[]) =>
  */
 async function both(t: TestApp, input: Row[], metrics: MetricPlan[]) {
   const held = await t.db.sql.unsafe<Row[]>(SOURCE, [input as never]);
-  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, shape(KEYS, metrics), 'xlsx'), [
+  const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, shape(KEYS, metrics)), [
     input as never,
   ]);
   const fromCells = held.map((row, i) => {
@@ -184,33 +177,6 @@ it('xlsx: every row as PostgreSQL renders it equals the row written from its cel
 
 const ID = '00000000-0000-4000-8000-000000000000';
 
-it('json: every row as PostgreSQL renders it parses to the row the data endpoint builds from its cells', async ({
-  t,
-}) => {
-  await fc.assert(
-    fc.asyncProperty(fc.array(row, { maxLength: 12 }), metrics, async (rows, plans) => {
-      const held = await t.db.sql.unsafe<Row[]>(SOURCE, [rows as never]);
-      const rendered = await t.db.sql.unsafe<{ line: string }[]>(renderedQuery(SOURCE, shape(KEYS, plans), 'json'), [
-        rows as never,
-      ]);
-      const built = held.map((r) => ({
-        dimensions: Object.fromEntries(KEYS.map((key) => [key, r[key]])),
-        metrics: rowMetrics(r, plans),
-      }));
-      assert.equal(
-        rendered.map((r) => JSON.parse(r.line)),
-        built,
-      );
-      // The same members in the same order, as JSON.stringify writes them.
-      assert.equal(
-        rendered.map((r) => JSON.stringify(JSON.parse(r.line))),
-        built.map((r) => JSON.stringify(r)),
-      );
-    }),
-    { numRuns: 150 },
-  );
-});
-
 it('custom formulas where a double overflows or underflows to zero: the same value (or null) from both, never an error', async ({
   t,
 }) => {
@@ -265,24 +231,20 @@ it('a nested custom formula is computed a level at a time: PostgreSQL inlines ev
   const plans = [engagement, nested].map(
     (formula, i): MetricPlan => ({ name: `custom_${i}`, conversionDerived: false, formula, kind: 'decimal' }),
   );
-  for (const format of ['xlsx', 'json'] as const) {
-    const explained = await t.db.sql.unsafe(`explain (verbose) ${renderedQuery(SOURCE, shape(KEYS, plans), format)}`, [
-      '[]' as never,
-    ]);
-    const text = explained.map((row) => Object.values(row)[0]).join('\n');
-    assert.match(text, /CASE/, `${format}: the plan's expressions shown`);
-    assert.not.match(text, /formula_|js_round/, `${format}: every function inlined`);
-  }
+  const explained = await t.db.sql.unsafe(`explain (verbose) ${renderedQuery(SOURCE, shape(KEYS, plans))}`, [
+    '[]' as never,
+  ]);
+  const text = explained.map((row) => Object.values(row)[0]).join('\n');
+  assert.match(text, /CASE/, "the plan's expressions shown");
+  assert.not.match(text, /formula_|js_round/, 'every function inlined');
 });
 
 it('a uuid key given text that is not a uuid fails, rather than being written unescaped', async ({ t }) => {
   const source = `select '=cmd|x' as "creativeId", 'n' as "creativeName", null::uuid as "campaignId", ${BASE_METRICS.map((name) => `0::float8 as ${name}`).join(', ')}`;
-  for (const format of ['xlsx', 'json'] as const) {
-    await t.db.sql.unsafe(renderedQuery(source, shape(KEYS, []), format)).then(
-      () => assert.unreachable('rendered'),
-      (error) => assert.match(String(error.message), /uuid/),
-    );
-  }
+  await t.db.sql.unsafe(renderedQuery(source, shape(KEYS, []))).then(
+    () => assert.unreachable('rendered'),
+    (error) => assert.match(String(error.message), /uuid/),
+  );
 });
 
 it('numbers at the edges of both notations: the same text, or past 1e15 the same double', async ({ t }) => {
@@ -332,11 +294,9 @@ it('numbers at the edges of both notations: the same text, or past 1e15 the same
 });
 
 it('no dimensions and no metrics: an empty worksheet row', async ({ t }) => {
-  const text = (format: RenderedFormat) =>
-    renderedQuery('select 1 as impressions', shape(DIMENSION_KEYS.total, []), format);
-  const lines = async (format: RenderedFormat) =>
-    (await t.db.sql.unsafe<{ line: string }[]>(text(format))).map((r) => r.line);
-  assert.equal(await lines('xlsx'), ['<row r="2"></row>']);
+  const text = renderedQuery('select 1 as impressions', shape(DIMENSION_KEYS.total, []));
+  const lines = (await t.db.sql.unsafe<{ line: string }[]>(text)).map((r) => r.line);
+  assert.equal(lines, ['<row r="2"></row>']);
 });
 
 it.run();

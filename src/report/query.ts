@@ -5,7 +5,7 @@ import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
 import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
-import { query, queryAs, queryText, statement, type Queryable, type QueryParam } from '../store/queries.ts';
+import { query, queryText, statement, type QueryParam } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { filterSql } from './filters.ts';
 import {
@@ -20,7 +20,7 @@ import {
 } from './metrics.ts';
 import type { Grouping, Interval } from './params.ts';
 import type { PreparedData } from './prepare.ts';
-import { quoted, renderedQuery, type RenderedFormat } from './formats/rendered.ts';
+import { quoted, renderedQuery } from './formats/rendered.ts';
 
 export type SumRow = Sums & Record<string, unknown>;
 
@@ -128,12 +128,16 @@ const MATCHED_ON: Record<Grouping, string | null> = {
 /** Money is null when any of its parts is (docs/decisions.md §6); the other sums of no rows are 0. */
 const MONEY: ReadonlySet<string> = new Set(BASE_METRICS.filter((name) => SYSTEM_METRICS[name].kind === 'money'));
 
-/** A grouping's statement: its query file's text, or that text composed with later stages, and its parameters. */
-export type Statement = { file: QueryName; text: string; params: QueryParam[]; composed: boolean };
+/**
+ * A grouping's statement: its query file's text, or that text composed with later stages, and its parameters; bound:
+ * the numbers of those that are a client's values (the name filter, the filters'), never written into a statement.
+ */
+export type Statement = { file: QueryName; text: string; params: QueryParam[]; bound: number[]; composed: boolean };
 
+/** A grouping's query file, its parameters, and which of them is the name filter's text ($6, when there is one). */
 function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
   const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
-  return { file, text: queryText(file), params: groupingParams(data, range) };
+  return { file, text: queryText(file), params: groupingParams(data, range), bound: data.params.nameFilter ? [6] : [] };
 }
 
 /** text with each $n moved up by offset, for a second source after the first one's parameters. */
@@ -191,17 +195,23 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     return { ...main, composed: false };
   }
   const params = [...main.params];
+  const bound = [...main.bound];
   let rowsOf = main.text;
   if (data.compared) {
     const other = source(data, { from: compareFrom!, to: compareTo! }, oneCurrency);
     rowsOf = bothRanges(main.text, renumbered(other.text, params.length), data);
+    bound.push(...other.bound.map((n) => n + params.length));
     params.push(...other.params);
   }
   const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
   const filtered = data.filters.flatMap((filter) => (filter.on === 'metric' ? [filter.metric] : []));
   const computed = formulaColumns(rowsOf, metric ? [...filtered, metric] : filtered);
   const from = `(\n${computed.source}\n) s`;
-  const bind = (value: string | number) => `$${params.push(value)}`;
+  const bind = (value: string | number) => {
+    const n = params.push(value);
+    bound.push(n);
+    return `$${n}`;
+  };
   const where = data.filters.map((filter) => filterSql(filter, bind, computed.sql));
   const columns = [
     ...data.keys.map((key) => (key === interval ? `s.period as ${quoted(key)}` : `s.${quoted(key)}`)),
@@ -222,13 +232,7 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     `select ${columns.join(', ')} from ${from}` +
     (where.length ? ` where ${where.join(' and ')}` : '') +
     (order.length ? ` order by ${order.join(', ')}` : '');
-  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, composed: true };
-}
-
-/** The answer's rows, each its keys and sums (SumRow), planned for this call's parameters (queries.ts). */
-export function answerQuery<Row extends object>(sql: Queryable, data: PreparedData, range: DayRange) {
-  const { file, text, params, composed } = answerStatement(data, range);
-  return composed ? statement<Row>(sql, text, params) : queryAs<Row>(sql, file, params);
+  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, bound, composed: true };
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
@@ -290,10 +294,10 @@ export async function* batches<Row>(
   }
 }
 
-/** The rows rendered by PostgreSQL in format, each row's UTF-8 bytes. */
-export function renderedRows(sql: Sql, data: PreparedData, range: DayRange, format: RenderedFormat) {
+/** The rows rendered by PostgreSQL as worksheet rows, each row's UTF-8 bytes; a client's values bound. */
+export function renderedRows(sql: Sql, data: PreparedData, range: DayRange) {
   const { file, text, params } = answerStatement(data, range);
-  return statement<Uint8Array[][]>(sql, renderedQuery(text, data, format, file), params).raw();
+  return statement<Uint8Array[][]>(sql, renderedQuery(text, data, file), params).raw();
 }
 
 /** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */

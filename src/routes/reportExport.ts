@@ -3,7 +3,7 @@ import type { Answer } from '../http/answer.ts';
 import type { Context } from '../http/context.ts';
 import type { HeavyLane } from '../report/lane.ts';
 import { query } from '../store/queries.ts';
-import { csvStream, streamCells, streamCsv } from '../report/formats/csv.ts';
+import { cellsOfNothing, csvStream, streamCsv } from '../report/formats/csv.ts';
 import { streamSheetRows, xlsxStream } from '../report/formats/xlsx.ts';
 import { notModified, prepareData, type PreparedData } from '../report/prepare.ts';
 import { dataCost, type ReportCall, type ReportRequest } from '../report/request.ts';
@@ -38,8 +38,7 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
     const names = await query(call.reads.sql, 'list-metric-display-names', [call.principal.organizationId]);
     const lent = await lane.connection(ctx, call);
     const range = await dayRange(lent, ctx, data, clock());
-    const rows =
-      (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? streamCells(lent, ctx, data, range);
+    const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? cellsOfNothing(data);
     const displayNames = new Map(names.map((n) => [n.name, n.display_name]));
     // The deadline covers the whole download, and the connection is given back when it ends (streamed.ts).
     const sheet = {

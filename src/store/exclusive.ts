@@ -92,11 +92,28 @@ export class Lent {
   finished(): void {
     if (this.open) {
       this.open = false;
-      this.pid = undefined;
+      if (this.transaction) this.pid = undefined;
       // Sent before whatever the next holder sends; one that fails leaves the connection in an unknown state.
       this.sql.unsafe('commit').catch(() => this.abandon());
     }
     this.idle = true;
+  }
+
+  /**
+   * Sets each named setting to its value for this exchange alone (LOCAL, docs/decisions.md §6: a client's values are
+   * bound, and a COPY takes no parameters, so it reads them from settings): in the exchange's transaction, opened here
+   * unless a transaction pooler's already is, and committed by finished().
+   */
+  async bind(names: readonly string[], values: readonly string[]): Promise<void> {
+    if (!this.open) {
+      this.open = true;
+      void this.sql
+        .unsafe('begin')
+        .simple()
+        .catch(() => {});
+    }
+    const sets = names.map((name, i) => `set_config('${name}', $${i + 1}, true)`);
+    await this.sql.unsafe(`select ${sets.join(', ')}`, values as string[]);
   }
 
   /** Reads the socket again after a COPY, whose stream postgres.js paused it for and does not resume once ended. */

@@ -80,11 +80,18 @@ export function inlinedQueryText(name: QueryName, params: Param[]): string {
   return inlined(queryText(name), params);
 }
 
-/** text with each $n written in as a literal of params[n - 1] (see inlinedQueryText). */
-export function inlined(text: string, params: Param[]): string {
+/** The setting that carries bound parameter $n into a statement that takes none (Lent.bind). */
+export const boundSetting = (n: number) => `readout.param_${n}`;
+
+/**
+ * text with each $n written in as a literal of params[n - 1] (see inlinedQueryText), but those of `bound`, a client's
+ * values (docs/decisions.md §6), which are read from their settings (boundSetting), once a statement: never written.
+ */
+export function inlined(text: string, params: Param[], bound: readonly number[] = []): string {
   return text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = params[Number(n) - 1];
     if (value === undefined) throw new Error(`no parameter $${n} for ${text.slice(0, 60)}`);
+    if (value !== null && bound.includes(Number(n))) return `(select current_setting('${boundSetting(Number(n))}'))`;
     return value === null ? 'null' : literal(parameterText(value));
   });
 }

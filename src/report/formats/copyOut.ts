@@ -4,7 +4,7 @@ import type { Context } from '../../http/context.ts';
 import { requestTimeout } from '../../http/deadline.ts';
 import { nextTurn } from '../../http/turn.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { inlined } from '../../store/queries.ts';
+import { boundSetting, inlined } from '../../store/queries.ts';
 import type { PreparedData } from '../prepare.ts';
 import { answerStatement, type DayRange } from '../query.ts';
 import type { CopyRows } from './copyRows.ts';
@@ -43,13 +43,10 @@ export function nextChunk(stream: CopyOut): Promise<Uint8Array | null> {
   });
 }
 
-/** A client's text in the query (a name filter, a filter): bound, so never written into a COPY's text. */
-export const bindsText = (data: PreparedData) => !!data.params.nameFilter || data.filters.length > 0;
-
 /**
  * An answer's rows (query.ts) run as a binary COPY (copyStatement.ts) and written by `written`, in pieces of at least
- * `least` rows but the last; null when there is no ad account to read, or a client's text must be bound: COPY takes
- * no parameters, so ours are written into its text, and a client's text never is (the caller reads through a cursor).
+ * `least` rows but the last; null when there is no ad account to read. COPY takes no parameters: ours are written
+ * into its text, and a client's values (its filters') are bound to settings the text reads (Lent.bind).
  */
 export function copiedRows(
   lent: Lent,
@@ -59,11 +56,16 @@ export function copiedRows(
   written: CopyRows,
   least = 0,
 ): AsyncGenerator<Uint8Array> | null {
-  if (bindsText(data) || data.accountIds.length === 0) return null;
-  const { file, text, params } = answerStatement(data, range, data.oneCurrency);
-  const statement = copyStatement(inlined(text, params), data, file);
+  if (data.accountIds.length === 0) return null;
+  const { file, text, params, bound } = answerStatement(data, range, data.oneCurrency);
+  const statement = copyStatement(inlined(text, params, bound), data, file);
   return (async function* () {
     lent.busy();
+    if (bound.length)
+      await lent.bind(
+        bound.map(boundSetting),
+        bound.map((n) => String(params[n - 1])),
+      );
     const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
     // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
     // reading it just then: errors reach the reader through nextChunk, and an unheard one must not end the process.

@@ -1,8 +1,8 @@
 // text/csv exports (RFC 4180, docs/decisions.md §7): a header of dimension keys then metric names, written as a stream;
-// the records from a binary COPY (copyCsv.ts), or, where a name filter must be bound, from cells read through a cursor.
+// the records from a binary COPY (copyCsv.ts).
 import type { Context } from '../../http/context.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { answerQuery, batches, emptySummary, toCells, type Cells, type DayRange, type SumRow } from '../query.ts';
+import { emptySummary, toCells, type Cells, type DayRange } from '../query.ts';
 import type { PreparedData } from '../prepare.ts';
 import { CopyCsv } from './copyCsv.ts';
 import { copiedRows } from './copyOut.ts';
@@ -70,29 +70,16 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
 }
 
 /**
- * The rows as an export's cells, computed here: for a CSV export whose filters must be bound (copyCsv's COPY takes no
- * parameters), and for an answer with no ad account to read (no rows; a summary's row of zeros).
+ * The rows of an export with no ad account to read, as cells: none, and with a summary its row of zeros
+ * (docs/decisions.md §6).
  */
-export async function* streamCells(
-  lent: Lent,
-  ctx: Context,
-  data: PreparedData,
-  range: DayRange,
-): AsyncGenerator<Cells[]> {
-  if (data.accountIds.length === 0) {
-    if (data.summary) yield [toCells(emptySummary(), data)];
-    return;
-  }
-  for await (const batch of batches<SumRow>(ctx, lent, answerQuery<SumRow>(lent.sql, data, range))) {
-    const cells = new Array<Cells>(batch.length);
-    for (let i = 0; i < batch.length; i++) cells[i] = toCells(batch[i], data);
-    yield cells;
-  }
+export async function* cellsOfNothing(data: PreparedData): AsyncGenerator<Cells[]> {
+  if (data.summary) yield [toCells(emptySummary(), data)];
 }
 
 /**
- * A CSV export's records: the answer's query run as a binary COPY and written by CopyCsv (copyOut.ts); null where the
- * rows are read as cells instead (streamCells). Against the query rendering its rows (rendered.ts), PostgreSQL formats
+ * A CSV export's records: the answer's query run as a binary COPY and written by CopyCsv (copyOut.ts); null where there
+ * is no ad account to read (cellsOfNothing). Against the query rendering its rows (rendered.ts), PostgreSQL formats
  * nothing and the export runs twice as fast (BENCHMARKS.md, "CSV from a binary COPY").
  */
 export function streamCsv(

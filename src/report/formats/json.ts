@@ -4,7 +4,7 @@ import type { Context } from '../../http/context.ts';
 import { JSON_TYPE, jsonText } from '../../http/respond.ts';
 import { chunkStream, streamedResponse } from '../../http/streamed.ts';
 import type { Lent } from '../../store/exclusive.ts';
-import { batches, emptySummary, joined, renderedRows, type DayRange } from '../query.ts';
+import { emptySummary, type DayRange } from '../query.ts';
 import { comparedSums, rowMetrics } from '../metrics.ts';
 import type { PreparedData } from '../prepare.ts';
 import { copiedRows } from './copyOut.ts';
@@ -17,36 +17,19 @@ const JSON_BATCH_ROWS = 5_000;
 
 /**
  * The data endpoint's rows as the JSON text of the `rows` array's elements, joined with commas, and with a summary
- * `],"summary":{…}` after them, in pieces of JSON_BATCH_ROWS rows: written from the binary COPY of the rows
- * (copyJson.ts) as the CSV export's are, or, where a client's text is bound (copyOut.ts), rendered by PostgreSQL
- * (rendered.ts) and read through a cursor. Against the rendered rows, the COPY costs PostgreSQL a fifth less and the
- * server no more (BENCHMARKS.md, "JSON from a binary COPY").
+ * `],"summary":{…}` after them, in pieces of JSON_BATCH_ROWS rows, written from the binary COPY of the rows
+ * (copyJson.ts) as the CSV export's are. Against rows rendered by PostgreSQL, the COPY costs PostgreSQL a fifth less
+ * and the server no more (BENCHMARKS.md, "JSON from a binary COPY").
  */
 function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> {
-  if (data.accountIds.length === 0) {
-    return (async function* () {
-      if (data.summary) yield encoder.encode(`${SUMMARY}${JSON.stringify(summaryOfNothing(data))}`);
-    })();
-  }
-  const copied = copiedRows(lent, ctx, data, range, new CopyJson(data), JSON_BATCH_ROWS);
-  if (copied) return copied;
-  const pending = renderedRows(lent.sql, data, range, 'json');
-  return (async function* () {
-    let first = true;
-    for await (const batch of batches<Uint8Array[]>(ctx, lent, pending, JSON_BATCH_ROWS)) {
-      // The summary's row is the last (query.ts), marked by its second column: it closes the rows and follows them.
-      const last = batch[batch.length - 1];
-      if (last?.[1]?.[0] === TRUE) {
-        const rows = joined(batch.slice(0, -1), 0x2c, !first);
-        yield concat([rows, SUMMARY_BYTES, last[0]]);
-      } else yield joined(batch, 0x2c, !first);
-      first = false;
-    }
-  })();
+  return copiedRows(lent, ctx, data, range, new CopyJson(data), JSON_BATCH_ROWS) ?? noRows(data);
 }
 
-/** PostgreSQL's text of true, the summary's mark. */
-const TRUE = 0x74;
+/** An answer with no ad account to read: no rows, and a summary's zeros (docs/decisions.md §6). */
+async function* noRows(data: PreparedData): AsyncGenerator<Uint8Array> {
+  if (data.summary) yield encoder.encode(`${SUMMARY}${JSON.stringify(summaryOfNothing(data))}`);
+}
+
 const SUMMARY = '],"summary":';
 
 /** The summary of an answer with no rows (no ad account in scope): zero sums, ratios null (docs/decisions.md §6). */
@@ -95,4 +78,3 @@ const EMPTY = new Uint8Array(0);
 
 const CLOSE = encoder.encode(']}');
 const CLOSE_SUMMARY = encoder.encode('}');
-const SUMMARY_BYTES = encoder.encode(SUMMARY);

@@ -1,38 +1,17 @@
-// Rows rendered by PostgreSQL: each row comes back as its finished worksheet row or JSON object.
+// Worksheet rows rendered by PostgreSQL: each row comes back as its finished XLSX `<row>` element.
 //
 // A million-row export spent most of the server's time on cells: postgres.js parsing ten columns a row into an
 // object, the metrics computed, every number and name formatted, and the garbage of it all. Rendered in the query,
 // a row is one text column that the server passes on; PostgreSQL does the formatting while it streams, on its own
-// core. The text is byte for byte what sheetRow.ts and JSON.stringify write from cells (test/rendered.test.ts), so the
-// file is the
-// same either way, custom metrics included (their formulas in SQL, metricSql), but for one spelling: an integer past
-// 2^53 halfway between two shortest spellings is written exactly, where JavaScript writes its shortest digits; both
-// read back as the same double. The data
-// endpoint's rows are rendered the same way, as JSON objects that parse to the rows it would build itself. (CSV files
-// are written by the server from a binary COPY instead, copyCsv.ts: formatting in SQL cost PostgreSQL more than the
-// query itself, and the CSV export's query is its slower side.)
+// core. The text is byte for byte what sheetRow.ts writes from cells (test/rendered.test.ts), custom metrics included
+// (their formulas in SQL, metricSql), but for one spelling: an integer past 2^53 halfway between two shortest
+// spellings is written exactly, where JavaScript writes its shortest digits; both read back as the same double. (CSV
+// files and the data endpoint's JSON are written by the server from a binary COPY instead, copyRows.ts: formatting in
+// SQL cost PostgreSQL more than the query itself.)
 import { UUID_KEYS } from '../dimensions.ts';
-import { COMPARED, formulaColumns, tidySql, type MetricPlan, type RowShape } from '../metrics.ts';
+import { COMPARED, formulaColumns, tidySql, type RowShape } from '../metrics.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
-
-export type RenderedFormat = 'xlsx' | 'json';
-
-/** Text and SQL expressions concatenated in SQL, each run of text one literal. */
-function concatenated(parts: (string | { sql: string })[]): string {
-  const out: string[] = [];
-  let text = '';
-  for (const part of parts) {
-    if (typeof part === 'string') text += part;
-    else {
-      if (text) out.push(`'${text.replace(/'/g, "''")}'`);
-      text = '';
-      out.push(part.sql);
-    }
-  }
-  if (text) out.push(`'${text.replace(/'/g, "''")}'`);
-  return out.join(' || ');
-}
 
 /** The cell text of key's column d{i}: escaped, unless it holds uuids. */
 const escaped = (key: string, escaping: string, i: number) => (UUID_KEYS.has(key) ? `d${i}` : escaping);
@@ -40,19 +19,18 @@ const escaped = (key: string, escaping: string, i: number) => (UUID_KEYS.has(key
 export const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * The query that renders `source`'s rows, in its order, one `line` column a row. source: an answer's composed query
- * (report/query.ts), whose columns are the dimension keys, the sums, the comparison range's sums and the summary's
- * mark, as shape says. The middle level computes each metric once, as metrics.ts would write it (tidied); `offset 0`
- * keeps it a level of its own, so the outer formatting functions see plain columns and PostgreSQL inlines them. For
- * XLSX it also numbers the rows: the header is row 1; the summary's row has Total as its first cell. For JSON the
- * summary's line is its object (`{"metrics":…}`), marked by a second column, `total`, for the writer to place.
- * name: the source's, for pg_stat_activity.
+ * The query that renders `source`'s rows as worksheet rows, in its order, one `line` column a row. source: an answer's
+ * composed query (report/query.ts), whose columns are the dimension keys, the sums, the comparison range's sums and
+ * the summary's mark, as shape says. The middle level computes each metric once, as metrics.ts would write it
+ * (tidied); `offset 0` keeps it a level of its own, so the outer formatting functions see plain columns and
+ * PostgreSQL inlines them. It also numbers the rows: the header is row 1; the summary's row has Total as its first
+ * cell. name: the source's, for pg_stat_activity.
  *
  * A uuid key is read as a uuid (a source giving other text for it fails rather than slipping through unescaped) and
- * written as it is: its text is hex digits and hyphens, which neither format escapes. Escaping the two ids of a
- * million creative rows was about a quarter of PostgreSQL's rendering time.
+ * written as it is: its text is hex digits and hyphens, which XML does not escape. Escaping the two ids of a million
+ * creative rows was about a quarter of PostgreSQL's rendering time.
  */
-export function renderedQuery(source: string, shape: RowShape, format: RenderedFormat, name = 'rows'): string {
+export function renderedQuery(source: string, shape: RowShape, name = 'rows'): string {
   const { keys, metrics, compared, summary } = shape;
   const columns = compared ? [...metrics, ...metrics] : metrics;
   const styles = cellStyles(
@@ -63,23 +41,19 @@ export function renderedQuery(source: string, shape: RowShape, format: RenderedF
   const key = (key: string) => `q.${quoted(key)}${UUID_KEYS.has(key) ? '::uuid' : ''}::text`;
   const values = [
     ...keys.map((k, i) =>
-      format === 'xlsx' && summary && i === 0
-        ? `case when q._total then 'Total' else ${key(k)} end as d0`
-        : `${key(k)} as d${i}`,
+      summary && i === 0 ? `case when q._total then 'Total' else ${key(k)} end as d0` : `${key(k)} as d${i}`,
     ),
     ...metrics.map((metric, i) => `${tidySql(computed.sql(metric))} as m${i}`),
     ...(compared
       ? metrics.map((metric, i) => `${tidySql(computed.sql(metric, COMPARED))} as m${metrics.length + i}`)
       : []),
-    ...(summary ? ['q._total as t'] : []),
     // As text once: a row's twelve references to it would each convert the number again.
-    ...(format === 'xlsx' ? ['(row_number() over () + 1)::text as r'] : []),
+    '(row_number() over () + 1)::text as r',
   ];
-  const line = format === 'xlsx' ? sheetLine(keys, columns.length, styles) : jsonLine(keys, metrics, compared, summary);
+  const line = sheetLine(keys, columns.length, styles);
   // The name first: pg_stat_activity shows a query's first kilobyte, and the rest is formatting.
   const rows = `select ${values.join(', ')} from (\n${computed.source}\n) q offset 0`;
-  const marked = format === 'json' && summary ? ', t as total' : '';
-  return `/* ${name}, rendered as ${format} */ select ${line} as line${marked} from (${rows}) v`;
+  return `/* ${name}, rendered as xlsx */ select ${line} as line from (${rows}) v`;
 }
 
 /** A worksheet row of the dimension cells d0.. and the metric cells m0.. (a text cell empty for null or ''). */
@@ -100,33 +74,4 @@ function sheetLine(keys: readonly string[], metrics: number, styles: number[]): 
     ),
   ].join(' || ');
   return `'<row r="' || r || '">' || ${cells || `''`} || '</row>'`;
-}
-
-/** One element of the data endpoint's rows (DataRow), or with summary its summary object on the row marked t. */
-function jsonLine(keys: readonly string[], metrics: MetricPlan[], compared: boolean, summary: boolean): string {
-  // JSON.stringify writes a number as String(number) does, and so does js_number.
-  const object = (at: number) => [
-    '{',
-    ...metrics.flatMap((metric, i) => [
-      `${i > 0 ? ',' : ''}${JSON.stringify(metric.name)}:`,
-      { sql: `coalesce(js_number(m${at + i}), 'null')` },
-    ]),
-    '}',
-  ];
-  const numbers = [
-    '"metrics":',
-    ...object(0),
-    ...(compared ? [',"compare":{"metrics":', ...object(metrics.length), '}'] : []),
-  ];
-  const row = concatenated([
-    '{"dimensions":{',
-    ...keys.flatMap((key, i) => [
-      `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`,
-      { sql: `coalesce(${UUID_KEYS.has(key) ? `'"' || d${i} || '"'` : `to_json(d${i})::text`}, 'null')` },
-    ]),
-    '},',
-    ...numbers,
-    '}',
-  ]);
-  return summary ? `case when t then ${concatenated(['{', ...numbers, '}'])} else ${row} end` : row;
 }

@@ -142,7 +142,7 @@ export function streamSheetRows(
   range: DayRange,
 ): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
-  const pending = renderedRows(lent.sql, data, range, 'xlsx');
+  const pending = renderedRows(lent.sql, data, range);
   return (async function* () {
     for await (const batch of batches<Uint8Array[]>(ctx, lent, pending)) yield joined(batch);
   })();
