@@ -598,6 +598,10 @@ demo(
   },
 );
 
+/** The top node of `explain (format json)`'s row, whether the driver gave the plan parsed or as text. */
+const planOf = (row: Record<string, any>) =>
+  (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
+
 demo(
   "on PostgreSQL a one-currency CSV export's query can run in parallel, in a transaction without Memoize",
   async ({ t, d }) => {
@@ -624,7 +628,7 @@ demo(
         `${EXPORT_SETTINGS}; set local parallel_setup_cost = 0; set local parallel_tuple_cost = 0; set local min_parallel_table_scan_size = 0; set local min_parallel_index_scan_size = 0`,
       );
       const [row] = await tx.unsafe(`explain (format json) ${text}`);
-      const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan;
+      const plan = planOf(row);
       const types = (node: { 'Node Type': string; Plans?: unknown[] }): string[] => [
         node['Node Type'],
         ...((node.Plans ?? []) as never[]).flatMap(types),
@@ -667,8 +671,7 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
       null,
       false,
     ] as never[]);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0]
-      .Plan as Plan;
+    const plan = planOf(row) as Plan;
     // The creatives' columns, whatever PostgreSQL calls the function's rows (cr, or c inside it).
     return sorts(plan).filter((key) => key.some((k) => /^cr?\.(name|id)$|creative_id$/.test(k)));
   });
@@ -696,8 +699,7 @@ demo('campaign and ad-account answers sum by id before a name filter meets their
     const text = `select * from (${queryText(file)}) s where strpos(lower(s."${name}"), lower($7::text)) > 0`;
     const params = [accounts, null, '2025-01-01', '2026-11-27', report.currency, null, 'a'];
     const [row] = await t.db.sql.unsafe(`explain (format json) ${text}`, params as never[]);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0]
-      .Plan as Plan;
+    const plan = planOf(row) as Plan;
     // Grouped after the join, by the names' own id, the filter's guess of the rows it leaves picked the way to sum.
     const keys = groupKeys(plan).map((key) => key.join());
     assert.ok(keys.some((key) => id.test(key)) && !keys.includes(joined), `${file}: ${JSON.stringify(keys)}`);

@@ -132,7 +132,7 @@ const MONEY: ReadonlySet<string> = new Set(BASE_METRICS.filter((name) => SYSTEM_
  * A grouping's statement: its query file's text, or that text composed with later stages, and its parameters; bound:
  * the numbers of those that are a client's values (the name filter, the filters'), never written into a statement.
  */
-export type Statement = { file: QueryName; text: string; params: QueryParam[]; bound: number[]; composed: boolean };
+export type Statement = { file: QueryName; text: string; params: QueryParam[]; bound: number[] };
 
 /** A grouping's query file, its parameters, and which of them is the name filter's text ($6, when there is one). */
 function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
@@ -192,7 +192,7 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
   const main = source(data, range, oneCurrency);
   const { sort, interval, compareFrom, compareTo } = data.params;
   if (sort === undefined && interval === undefined && !data.compared && !data.summary && data.filters.length === 0) {
-    return { ...main, composed: false };
+    return main;
   }
   const params = [...main.params];
   const bound = [...main.bound];
@@ -232,7 +232,7 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     `select ${columns.join(', ')} from ${from}` +
     (where.length ? ` where ${where.join(' and ')}` : '') +
     (order.length ? ` order by ${order.join(', ')}` : '');
-  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, bound, composed: true };
+  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, bound };
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */
@@ -300,14 +300,12 @@ export function renderedRows(sql: Sql, data: PreparedData, range: DayRange) {
   return statement<Uint8Array[][]>(sql, renderedQuery(text, data, file), params).raw();
 }
 
-/** The rows' bytes in one chunk, in order, with a separator byte between rows (and before the first, if leading). */
-export function joined(rows: Uint8Array[][], separator?: number, leading = false): Uint8Array {
-  const separators = separator === undefined ? 0 : Math.max(0, rows.length - 1) + (leading && rows.length > 0 ? 1 : 0);
-  let length = separators;
+/** The rows' bytes in one chunk, in order. */
+export function joined(rows: Uint8Array[][]): Uint8Array {
+  let length = 0;
   for (let i = 0; i < rows.length; i++) length += rows[i][0].length;
   const out = new Uint8Array(length);
   for (let i = 0, at = 0; i < rows.length; i++) {
-    if ((i > 0 || leading) && separator !== undefined) out[at++] = separator;
     out.set(rows[i][0], at);
     at += rows[i][0].length;
   }
