@@ -506,12 +506,18 @@ demo(
   },
 );
 
-demo('creative rows are the same whether facts are summed before the join (long ranges) or after', async ({ t, d }) => {
+/** The demo's cross-channel report (its id and currency) and its ad accounts. */
+async function crossChannel(t: TestApp, d: DemoIds) {
   const [report] = await t.db
     .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
   const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
     (r) => r.ad_account_id as string,
   );
+  return { report, accounts };
+}
+
+demo('creative rows are the same whether facts are summed before the join (long ranges) or after', async ({ t, d }) => {
+  const { report, accounts } = await crossChannel(t, d);
   const cases: [string, string, string | null, boolean][] = [
     ['2025-09-01', '2026-02-28', null, false],
     ['2025-09-01', '2026-02-28', null, true],
@@ -647,11 +653,7 @@ demo(
 );
 
 demo('the creative grouping sums and orders its rows with one sort', async ({ t, d }) => {
-  const [report] = await t.db
-    .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
-    (r) => r.ad_account_id as string,
-  );
+  const { report, accounts } = await crossChannel(t, d);
   type Plan = { 'Node Type': string; 'Sort Key'?: string[]; Plans?: Plan[] };
   const sorts = (plan: Plan): string[][] => [
     ...(plan['Node Type'] === 'Sort' ? [plan['Sort Key']!] : []),
@@ -681,11 +683,7 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
 });
 
 demo('campaign and ad-account answers sum by id before a name filter meets their names', async ({ t, d }) => {
-  const [report] = await t.db
-    .sql`select id, currency from reports where id = ${d.reports['Cross-channel performance']}`;
-  const accounts = (await t.db.sql`select ad_account_id from report_ad_accounts where report_id = ${report.id}`).map(
-    (r) => r.ad_account_id as string,
-  );
+  const { report, accounts } = await crossChannel(t, d);
   type Plan = { 'Node Type': string; 'Group Key'?: string[]; Plans?: Plan[] };
   const groupKeys = (plan: Plan): string[][] => [
     ...(plan['Node Type'] === 'Aggregate' && plan['Group Key'] ? [plan['Group Key']] : []),
