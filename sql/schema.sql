@@ -1244,12 +1244,14 @@ CREATE OR REPLACE FUNCTION public.rebuild_spans(p_accounts uuid[], p_days date[]
  SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
 declare
+  v_level integer;
+  v_below integer := 0;
   v_accounts uuid[];
   v_starts date[];
   v_sources text[];
   v_targets text[];
 begin
-  for v_level in 2..8 loop
+  foreach v_level in array array[2, 3, 4, 5, 6, 7, 8, 10] loop
     -- The spans of this length over the days, in each currency kept: (account, start, its currency, the target).
     select array_agg(b.ad_account_id), array_agg(b.start), array_agg(a.currency), array_agg(c.currency)
     into v_accounts, v_starts, v_sources, v_targets
@@ -1307,7 +1309,7 @@ begin
                case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
                sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
         from facts_spans s
-        where s.ad_account_id = t.ad_account_id and s.level = v_level - 1 and s.currency = t.target
+        where s.ad_account_id = t.ad_account_id and s.level = v_below and s.currency = t.target
           and s.start >= t.start and s.start < t.start + (1 << v_level)
         group by s.creative_id, s.campaign_id, s.organization_id
       ) s;
@@ -1325,6 +1327,7 @@ begin
       where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target
       group by s.campaign_id, s.organization_id
     ) s;
+    v_below := v_level;
   end loop;
 end
 $function$;
@@ -1899,22 +1902,22 @@ begin
   select max(d.day) into v_before from unnest(p_accounts) a(id)
   cross join lateral (
     select d.day from facts_account_daily d
-    where d.ad_account_id = a.id and d.day >= span_start(8, p_from) and d.day < p_from
+    where d.ad_account_id = a.id and d.day >= span_start(10, p_from) and d.day < p_from
     order by d.day desc limit 1
   ) d;
   select min(d.day) into v_after from unnest(p_accounts) a(id)
   cross join lateral (
     select d.day from facts_account_daily d
-    where d.ad_account_id = a.id and d.day > p_to and d.day < span_start(8, p_to) + 256
+    where d.ad_account_id = a.id and d.day > p_to and d.day < span_start(10, p_to) + 1024
     order by d.day limit 1
   ) d;
-  for v_level in reverse 8..1 loop
+  for v_level in reverse 10..1 loop
     if span_start(v_level, p_from) > coalesce(v_before, '-infinity') then
       v_wide_from := span_start(v_level, p_from);
       exit;
     end if;
   end loop;
-  for v_level in reverse 8..1 loop
+  for v_level in reverse 10..1 loop
     if span_start(v_level, p_to) + (1 << v_level) - 1 < coalesce(v_after, 'infinity') then
       v_wide_to := span_start(v_level, p_to) + (1 << v_level) - 1;
       exit;
@@ -1944,14 +1947,11 @@ declare
   v_level integer;
 begin
   while v_at <= p_to loop
-    v_level := 8;
-    while v_level > 0 and (span_start(v_level, v_at) <> v_at or v_at + (1 << v_level) - 1 > p_to) loop
+    v_level := 10;
+    while v_level > 0
+      and (v_level in (1, 9) or span_start(v_level, v_at) <> v_at or v_at + (1 << v_level) - 1 > p_to) loop
       v_level := v_level - 1;
     end loop;
-    -- No spans of 2 days are kept (they would hold half the rows, to save a row now and then): two single days.
-    if v_level = 1 then
-      v_level := 0;
-    end if;
     level := v_level;
     start := v_at;
     return next;

@@ -103,6 +103,7 @@ const SHIPPED: Record<string, string> = {
   '033_custom_rebuild_plans': '0466f37f0ff5e9e8',
   '034_changed_days_hashed': '83fe76a50df09a46',
   '035_answer_creatives': 'fc2bff82e9ef2164',
+  '036_long_spans': '1edd36c94afbb3d7',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

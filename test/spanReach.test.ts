@@ -104,7 +104,7 @@ it('a widened span read sums exactly the facts of its range, per creative and pe
   );
 });
 
-it("a range holding its accounts' whole history reads about two spans, not six and single days", async ({ t }) => {
+it('a whole history reads one span of 1,024 days, not six and single days', async ({ t }) => {
   const sql = t.db.sql;
   const org = await createOrg(sql, { name: 'Whole history' });
   // 400 days ending on a Wednesday: the range's own pieces are spans of 4 to 256 days and single days at both ends.
@@ -118,10 +118,15 @@ it("a range holding its accounts' whole history reads about two spans, not six a
       : (await sql`select count(*)::int as n from report_span_pieces(${accounts}, ${from}, ${to})`)[0].n;
   const whole = [day(100), day(499)] as const;
   assert.ok((await pieces('span_pieces', ...whole)) >= 8, 'the range alone is many pieces');
-  assert.ok((await pieces('report_span_pieces', ...whole)) <= 3, 'widened: the spans of 256 days around it');
+  // 2025-04-11 to 2026-05-15, inside the span of 1,024 days from 2025-03-28 (migration 036).
+  assert.is(await pieces('report_span_pieces', ...whole), 1, 'widened: the span of 1,024 days around it');
   // Facts on both sides: nothing to widen over, the range's own pieces.
   const inner = [day(203), day(390)] as const;
   assert.is(await pieces('report_span_pieces', ...inner), await pieces('span_pieces', ...inner));
+  // A history across that span's first day: the two spans of 1,024 days either side.
+  const earlier = await importCsv(t, org, csv([{ account: 0, creative: 0, day: 10, clicks: 1 }]));
+  assert.is(earlier.code, 0, earlier.stderr);
+  assert.is(await pieces('report_span_pieces', day(10), day(499)), 2, 'two spans of 1,024 days');
   // A short range at the end is not widened into more pieces than its own.
   const lastWeek = [day(493), day(499)] as const;
   assert.ok((await pieces('report_span_pieces', ...lastWeek)) <= (await pieces('span_pieces', ...lastWeek)));
