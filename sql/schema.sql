@@ -473,6 +473,32 @@ AS $function$
   select greatest(date_trunc('month', (p_to + 1)::timestamp)::date, first_full_month(p_from))
 $function$;
 
+CREATE OR REPLACE FUNCTION public.analyze_facts(p_all boolean)
+ RETURNS text[]
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_table regclass;
+  v_analysed text[] := '{}';
+begin
+  for v_table in
+    select c.oid::regclass
+    from pg_class c
+    where c.oid = any(array['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly',
+                            'facts_account_daily', 'facts_monthly_converted', 'facts_campaign_daily_converted',
+                            'facts_campaign_monthly_converted', 'facts_account_daily_converted', 'facts_spans',
+                            'facts_campaign_spans', 'fact_writes', 'fact_account_writes']::regclass[])
+      and (p_all or c.reltuples < 0 or c.relpages < 128
+           or pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint)
+    order by c.relname
+  loop
+    execute format('analyze %s', v_table);
+    v_analysed := v_analysed || v_table::text;
+  end loop;
+  return v_analysed;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.bump_report_versions()
  RETURNS trigger
  LANGUAGE plpgsql

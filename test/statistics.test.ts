@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { runCommand } from '../src/cli/run.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { createOrg } from './support/fixtures.ts';
-import { FIXTURE_CSV, importCsv } from './support/importFixture.ts';
+import { FIXTURE_CSV, HEADER, importCsv } from './support/importFixture.ts';
 
 const it = suite<{ t: TestApp }>('statistics after a load');
 it.before(async (ctx) => {
@@ -102,6 +102,62 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   const deleted = await run(t, ['org', 'delete', '--org', other, '--yes']);
   assert.is(deleted.code, 0, deleted.stderr);
   assert.equal(await stale(t, FACTS), [], 'after org delete');
+});
+
+/** The planner's row estimate of facts (pg_class.reltuples) and the rows it holds. */
+async function factsEstimate(t: TestApp) {
+  const [row] = await t.db.sql`select (select reltuples from pg_class where oid = 'facts'::regclass)::int as estimate,
+    (select count(*)::int from facts) as rows`;
+  return row as { estimate: number; rows: number };
+}
+
+it('a load that grows a large table by less than a tenth leaves it to later: it grows on until one does', async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Daily loads' });
+  const generated = await run(t, [
+    'generate',
+    '--org',
+    org,
+    '--accounts',
+    '2',
+    '--campaigns',
+    '4',
+    '--creatives',
+    '100',
+    '--days',
+    '100',
+  ]);
+  assert.is(generated.code, 0, generated.stderr);
+  const [{ pages }] = await t.db.sql`select relpages as pages from pg_class where oid = 'facts'::regclass`;
+  assert.ok(pages >= 128, `facts take a megabyte or more, past what is analysed whatever the load: ${pages} pages`);
+  const analysed = await factsEstimate(t);
+  assert.is(analysed.estimate, analysed.rows, 'a large load is analysed');
+  // Days of a creative of its own, a fortieth of the facts at a time.
+  const day = (n: number) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
+  const small = Math.floor(analysed.rows / 40);
+  const load = (from: number) =>
+    importCsv(
+      t,
+      org,
+      [
+        HEADER,
+        ...Array.from(
+          { length: small },
+          (_, i) =>
+            `${day(from + i)},meta-ads,D1,Daily,USD,DC1,Daily campaign,DK1,Daily creative,image,100,1,1,0,0,0,0`,
+        ),
+      ].join('\n'),
+    );
+  const first = await load(0);
+  assert.is(first.code, 0, first.stderr);
+  assert.equal(await factsEstimate(t), { estimate: analysed.estimate, rows: analysed.rows + small }, 'kept');
+  const again = await load(0);
+  assert.is(again.code, 0, again.stderr);
+  assert.equal(await factsEstimate(t), { estimate: analysed.estimate, rows: analysed.rows + small }, 'unchanged');
+  // Seven more such loads, a fifth in all: analysed on the way.
+  for (let n = 1; n <= 7; n++) assert.is((await load(n * small)).code, 0);
+  const after = await factsEstimate(t);
+  assert.is(after.rows, analysed.rows + 8 * small);
+  assert.ok(after.estimate > analysed.estimate, `analysed once it grew: ${JSON.stringify(after)}`);
 });
 
 type PlanNode = {

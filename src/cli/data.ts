@@ -1,5 +1,6 @@
 // `generate` and `account connection`: synthetic platform data and a connection's state (docs/decisions.md §10).
-import { transaction, type Sql } from '../store/database.ts';
+import type { Sql } from '../store/database.ts';
+import { factsTransaction } from '../store/factWrites.ts';
 import { query } from '../store/queries.ts';
 import { CONNECTION_STATUSES } from '../dataModel.ts';
 import { readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
@@ -60,8 +61,7 @@ export async function generate(
   // One transaction: a run stopped half-way (killed, the database gone) leaves nothing of itself behind, not accounts
   // and campaigns without their facts. The facts go in a chunk of days at a time, so progress shows and memory stays
   // flat; their rollups are rebuilt once, after the last chunk, as an import's are (docs/decisions.md §5).
-  const rows = await transaction(sql, async (tx) => {
-    await query(tx, 'lock-writers');
+  const rows = await factsTransaction(sql, async (tx) => {
     await query(tx, 'defer-rollups');
     await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
     let written = 0;
@@ -80,6 +80,5 @@ export async function generate(
     await query(tx, 'mark-organization-fetched', [org, new Date(now)]);
     return written;
   });
-  await query(sql, 'analyze-facts');
   return result({ rows }, `${rows} fact rows generated for ${org}`);
 }

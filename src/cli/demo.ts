@@ -1,5 +1,6 @@
 // `demo`: a deterministic demo organization (and a second one beside it) with 430 days of data, and its client.
-import { transaction, type Sql } from '../store/database.ts';
+import type { Sql } from '../store/database.ts';
+import { factsTransaction } from '../store/factWrites.ts';
 import { query, type Queryable } from '../store/queries.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import { CREATIVE_FORMATS } from '../dataModel.ts';
@@ -324,8 +325,7 @@ export type DemoCredentials = { organizationId: string; reportIds: string[]; cli
 
 /** Creates the demo organization, or tops it up, and issues its client a fresh secret. */
 export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> {
-  const out = await transaction(sql, async (tx) => {
-    await query(tx, 'lock-writers');
+  const out = await factsTransaction(sql, async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
     const [existing] = await query(tx, 'find-demo-client', [org]);
@@ -337,7 +337,6 @@ export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> 
     await query(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
     return { organizationId: org, reportIds, clientId, clientSecret };
   });
-  await query(sql, 'analyze-facts');
   return out;
 }
 

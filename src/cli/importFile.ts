@@ -1,6 +1,7 @@
 // `readout import`: a platform's CSV checked line by line, staged, and written in one transaction (docs/commands.md,
 // "Importing platform data"; docs/decisions.md §10).
-import { transaction, type Sql } from '../store/database.ts';
+import type { Sql } from '../store/database.ts';
+import { factsTransaction } from '../store/factWrites.ts';
 import { CsvError, readCsvPieces, type CsvRecord } from './csv.ts';
 import { query, queryAs, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
@@ -466,8 +467,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
   const f = readFlags(flags, ['org', 'file']);
   const org = uuidFlag('org', f.org);
   await requireOrganization(sql, org);
-  const imported = await transaction(sql, async (tx) => {
-    await query(tx, 'lock-writers');
+  const imported = await factsTransaction(sql, async (tx) => {
     await query(tx, 'create-import-staging');
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
@@ -489,7 +489,6 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     // The file's facts, each creative's day once: every line of a creative whose days rose, and the others' days.
     return file.risingLines() + repeated_days;
   });
-  await query(sql, 'analyze-facts');
   const warnings = await rateWarnings(sql, org);
   return { ...result({ rows: imported, warnings }, `${imported} fact rows imported into ${org}`), warnings };
 }

@@ -1,5 +1,6 @@
 // `org create`, `plan set`, `subscription lock|unlock`: organizations and their one subscription.
 import { transaction, type Sql } from '../store/database.ts';
+import { factsTransaction } from '../store/factWrites.ts';
 import { query } from '../store/queries.ts';
 import { nameFlag, readFlags, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { result } from './output.ts';
@@ -68,11 +69,9 @@ export function subscriptionLock(locked: boolean) {
  * 018).
  */
 export async function deleteOrganization(sql: Sql, org: string) {
-  const row = await transaction(sql, async (tx) => {
-    await query(tx, 'lock-writers');
-    return (await query(tx, 'delete-organization', [org]))[0];
+  const row = await factsTransaction(sql, async (tx) => (await query(tx, 'delete-organization', [org]))[0], {
+    deletes: true,
   });
-  await query(sql, 'analyze-facts');
   return row;
 }
 

@@ -14,8 +14,8 @@ export type QueryTypes = {
     row: {  };
   };
   'analyze-facts': {
-    params: [];
-    row: {  };
+    params: [boolean | null];
+    row: { "analysed": string[] };
   };
   'analyze-import-staging': {
     params: [];
