@@ -22,17 +22,25 @@ const HEADER =
   'date,platform,account_id,account_name,currency,campaign_id,campaign_name,creative_id,creative_name,format,' +
   'impressions,clicks,spend,conversions,conversion_value,video_views,video_completions';
 
-type FactsShape = { creatives: number; days: number; version: number; first?: number; perCampaign?: number };
+type FactsShape = {
+  creatives: number;
+  days: number;
+  version: number;
+  first?: number;
+  perCampaign?: number;
+  /** The last day: this many days ago (default 1, yesterday). */
+  endsAgo?: number;
+};
 /**
  * Creatives `first` to `first + creatives` × days rows ending yesterday, over 20 accounts (even ones in USD, odd in
  * EUR); version moves the numbers. A campaign holds every 2,000th creative, or with perCampaign that many in a row.
  * Written a day at a time: a growth step's file is millions of lines.
  */
-function factsFile(path: string, { creatives, days, version, first = 0, perCampaign }: FactsShape) {
+function factsFile(path: string, { creatives, days, version, first = 0, perCampaign, endsAgo = 1 }: FactsShape) {
   const fd = openSync(path, 'w');
   writeSync(fd, `${HEADER}\n`);
   const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
-  for (let d = days; d >= 1; d--) {
+  for (let d = days - 1 + endsAgo; d >= endsAgo; d--) {
     const day = new Date(today - d * DAY_MS).toISOString().slice(0, 10);
     const lines: string[] = [];
     for (let c = first; c < first + creatives; c++) {
@@ -348,6 +356,7 @@ export async function importGrowth(scale: number): Promise<string[]> {
   const shares = [1 / 8, 1 / 4, 1 / 2, 1];
   const { sql, env, org, work, done } = await importBench(days + 1);
   const cells: string[][] = [[], [], []];
+  let daily = '';
   try {
     let held = 0;
     for (const share of shares) {
@@ -363,6 +372,12 @@ export async function importGrowth(scale: number): Promise<string[]> {
       cells[1].push(`${f(rows / seconds)} (${f(seconds, 1)} s)`);
       cells[2].push(`${f(bytes.native)}; ${f(bytes.converted)}`);
     }
+    // What an agency's daily load costs at the largest step: today's row of every creative.
+    const file = join(work, 'growth-today.csv');
+    const rows = factsFile(file, { creatives: held, days: 1, version: 1, first: 20, perCampaign: 5, endsAgo: 0 });
+    log(`growth: a day of ${f(rows)} creatives`);
+    const { seconds } = await timedImport(env, org, file);
+    daily = `${f(rows / seconds)} (${f(seconds, 1)} s)`;
   } finally {
     await done();
   }
@@ -372,5 +387,6 @@ export async function importGrowth(scale: number): Promise<string[]> {
     `|---|${shares.map(() => '---:').join('|')}|`,
     `| import of the facts added to get here, rows/s | ${cells[1].join(' | ')} |`,
     `| bytes a fact: facts and rollups; the EUR report's converted rollups | ${cells[2].join(' | ')} |`,
+    `| then a day of every creative, rows/s | ${shares.map((_, i) => (i === shares.length - 1 ? daily : '')).join(' | ')} |`,
   ];
 }
