@@ -111,7 +111,9 @@ async function factsEstimate(t: TestApp) {
   return row as { estimate: number; rows: number };
 }
 
-it('a load that grows a large table by less than a tenth leaves it to later: it grows on until one does', async ({ t }) => {
+it('a load that grows a large table by less than a tenth leaves it to later: it grows on until one does', async ({
+  t,
+}) => {
   const org = await createOrg(t.db.sql, { name: 'Daily loads' });
   const generated = await run(t, [
     'generate',
