@@ -474,12 +474,11 @@ AS $function$
 $function$;
 
 CREATE OR REPLACE FUNCTION public.analyze_facts(p_all boolean)
- RETURNS text[]
+ RETURNS void
  LANGUAGE plpgsql
 AS $function$
 declare
   v_table regclass;
-  v_analysed text[] := '{}';
 begin
   for v_table in
     select c.oid::regclass
@@ -493,9 +492,7 @@ begin
     order by c.relname
   loop
     execute format('analyze %s', v_table);
-    v_analysed := v_analysed || v_table::text;
   end loop;
-  return v_analysed;
 end
 $function$;
 

@@ -9,11 +9,10 @@
 -- analyses it (docs/operations.md, "Operations"). Sizes, not pg_stat_user_tables' counts: the embedded database
 -- reports those only now and then.
 create or replace function analyze_facts(p_all boolean)
-returns text[]
+returns void
 language plpgsql as $$
 declare
   v_table regclass;
-  v_analysed text[] := '{}';
 begin
   for v_table in
     select c.oid::regclass
@@ -27,8 +26,6 @@ begin
     order by c.relname
   loop
     execute format('analyze %s', v_table);
-    v_analysed := v_analysed || v_table::text;
   end loop;
-  return v_analysed;
 end
 $$;

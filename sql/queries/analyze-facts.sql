@@ -1,5 +1,4 @@
 -- Refreshes the planner's statistics of the facts' tables a load grew by a tenth or more, every one with $1 (a
 -- delete), once it has committed: the first report read after a large load is planned from what is there, not from
--- an empty table's guess. Returns the tables analysed.
--- not null: analysed
-select analyze_facts($1) as analysed
+-- an empty table's guess.
+select analyze_facts($1)

@@ -15,7 +15,7 @@ export type QueryTypes = {
   };
   'analyze-facts': {
     params: [boolean | null];
-    row: { "analysed": string[] };
+    row: { "analyze_facts": string | null };
   };
   'analyze-import-staging': {
     params: [];
