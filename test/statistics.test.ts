@@ -14,13 +14,19 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-/** Tables whose planner row estimate (pg_class.reltuples, -1 before any analyze) is not their row count. */
+/** A table's planner row estimate (pg_class.reltuples, -1 before any analyze) and the rows it holds. */
+async function estimated(t: TestApp, table: string): Promise<{ estimate: number; rows: number }> {
+  const [row] = await t.db.sql.unsafe(
+    `select (select reltuples from pg_class where oid = '${table}'::regclass)::int as estimate, (select count(*)::int from ${table}) as rows`,
+  );
+  return { estimate: row.estimate, rows: row.rows };
+}
+
+/** Tables whose planner row estimate is not their row count. */
 async function stale(t: TestApp, tables: string[]): Promise<string[]> {
   const out: string[] = [];
   for (const table of tables) {
-    const [{ estimate, rows }] = await t.db.sql.unsafe(
-      `select (select reltuples from pg_class where oid = '${table}'::regclass)::int as estimate, (select count(*)::int from ${table}) as rows`,
-    );
+    const { estimate, rows } = await estimated(t, table);
     if (estimate !== rows) out.push(`${table}: planner thinks ${estimate}, holds ${rows}`);
   }
   return out;
@@ -28,6 +34,18 @@ async function stale(t: TestApp, tables: string[]): Promise<string[]> {
 
 const run = (t: TestApp, argv: string[], text = '') =>
   runCommand([...argv, '--json'], { sql: t.db.sql, now: t.clock.now, progress: () => {}, readText: async () => text });
+
+/** `readout generate` of accounts, campaigns, creatives and days for org. */
+const generate = (t: TestApp, org: string, [accounts, campaigns, creatives, days]: number[]) =>
+  run(
+    t,
+    ['generate', '--org', org, '--accounts', `${accounts}`, '--campaigns', `${campaigns}`].concat([
+      '--creatives',
+      `${creatives}`,
+      '--days',
+      `${days}`,
+    ]),
+  );
 
 const FACTS = [
   'facts',
@@ -83,19 +101,7 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   );
 
   const other = await createOrg(t.db.sql, { name: 'Generated' });
-  const generated = await run(t, [
-    'generate',
-    '--org',
-    other,
-    '--accounts',
-    '2',
-    '--campaigns',
-    '4',
-    '--creatives',
-    '8',
-    '--days',
-    '40',
-  ]);
+  const generated = await generate(t, other, [2, 4, 8, 40]);
   assert.is(generated.code, 0, generated.stderr);
   assert.equal(await stale(t, FACTS), [], 'after generate');
 
@@ -104,34 +110,15 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   assert.equal(await stale(t, FACTS), [], 'after org delete');
 });
 
-/** The planner's row estimate of facts (pg_class.reltuples) and the rows it holds. */
-async function factsEstimate(t: TestApp) {
-  const [row] = await t.db.sql`select (select reltuples from pg_class where oid = 'facts'::regclass)::int as estimate,
-    (select count(*)::int from facts) as rows`;
-  return row as { estimate: number; rows: number };
-}
-
 it('a load that grows a large table by less than a tenth leaves it to later: it grows on until one does', async ({
   t,
 }) => {
   const org = await createOrg(t.db.sql, { name: 'Daily loads' });
-  const generated = await run(t, [
-    'generate',
-    '--org',
-    org,
-    '--accounts',
-    '2',
-    '--campaigns',
-    '4',
-    '--creatives',
-    '100',
-    '--days',
-    '100',
-  ]);
+  const generated = await generate(t, org, [2, 4, 100, 100]);
   assert.is(generated.code, 0, generated.stderr);
   const [{ pages }] = await t.db.sql`select relpages as pages from pg_class where oid = 'facts'::regclass`;
   assert.ok(pages >= 128, `facts take a megabyte or more, past what is analysed whatever the load: ${pages} pages`);
-  const analysed = await factsEstimate(t);
+  const analysed = await estimated(t, 'facts');
   assert.is(analysed.estimate, analysed.rows, 'a large load is analysed');
   // Days of a creative of its own, a fortieth of the facts at a time.
   const day = (n: number) => new Date(Date.UTC(2026, 0, 1 + n)).toISOString().slice(0, 10);
@@ -151,13 +138,13 @@ it('a load that grows a large table by less than a tenth leaves it to later: it 
     );
   const first = await load(0);
   assert.is(first.code, 0, first.stderr);
-  assert.equal(await factsEstimate(t), { estimate: analysed.estimate, rows: analysed.rows + small }, 'kept');
+  assert.equal(await estimated(t, 'facts'), { estimate: analysed.estimate, rows: analysed.rows + small }, 'kept');
   const again = await load(0);
   assert.is(again.code, 0, again.stderr);
-  assert.equal(await factsEstimate(t), { estimate: analysed.estimate, rows: analysed.rows + small }, 'unchanged');
+  assert.equal(await estimated(t, 'facts'), { estimate: analysed.estimate, rows: analysed.rows + small }, 'unchanged');
   // Seven more such loads, a fifth in all: analysed on the way.
   for (let n = 1; n <= 7; n++) assert.is((await load(n * small)).code, 0);
-  const after = await factsEstimate(t);
+  const after = await estimated(t, 'facts');
   assert.is(after.rows, analysed.rows + 8 * small);
   assert.ok(after.estimate > analysed.estimate, `analysed once it grew: ${JSON.stringify(after)}`);
 });
@@ -183,19 +170,7 @@ it('a span read is planned for at least the rows it reads: far fewer made Postgr
   t,
 }) => {
   const org = await createOrg(t.db.sql, { name: 'Spans' });
-  const generated = await run(t, [
-    'generate',
-    '--org',
-    org,
-    '--accounts',
-    '4',
-    '--campaigns',
-    '40',
-    '--creatives',
-    '400',
-    '--days',
-    '100',
-  ]);
+  const generated = await generate(t, org, [4, 40, 400, 100]);
   assert.is(generated.code, 0, generated.stderr);
   const [{ accounts, from, to }] = await t.db.sql`
     select array_agg(distinct ad_account_id) as accounts, min(day)::text as "from", max(day)::text as "to"
