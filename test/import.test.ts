@@ -56,6 +56,40 @@ it('importing a day again replaces its numbers rather than adding to them', asyn
   assert.is(Number(row.impressions), 7);
 });
 
+it('a long import says on stderr what it is doing after reading the file, step by step; a short one stays quiet', async ({
+  t,
+}) => {
+  const run = async (progressEvery: number | undefined) => {
+    const lines: string[] = [];
+    const out = await runCommand(['import', '--org', await createOrg(t.db.sql), '--file', 'facts.csv', '--json'], {
+      sql: t.db.sql,
+      now: t.clock.now,
+      progress: (line) => lines.push(line),
+      readStream: async function* () {
+        yield new TextEncoder().encode(FIXTURE_CSV);
+      },
+      copy: onPostgres,
+      progressEvery,
+    });
+    assert.is(out.code, 0, out.stderr);
+    return lines;
+  };
+  // Shown at every piece of the file read (as a file read for longer than a second shows it every second).
+  const shown = await run(0);
+  const reading = shown.filter((line) => line.includes(' rows/s'));
+  assert.ok(reading.length > 0, shown.join('\n'));
+  assert.match(reading.at(-1)!, /^import: 6 rows read, [\d,]+ rows\/s$/);
+  assert.equal(
+    shown.slice(reading.length).map((line) => line.replace(/ in [\d.]+ s;/, ' in N s;')),
+    [
+      'import: 6 rows read in N s; writing accounts, campaigns, creatives and facts',
+      'import: facts written in N s; summing them into the rollups',
+      'import: rollups summed in N s; committing, then refreshing the statistics of the tables it grew',
+    ],
+  );
+  assert.equal(await run(undefined), [], 'a file read in under a second shows nothing');
+});
+
 const badFiles: [string, string, RegExp][] = [
   ['a wrong header', 'date,platform\n2026-01-01,google-ads', /line 1: the header/],
   [

@@ -27,6 +27,8 @@ export type CommandDeps = {
   copy?: boolean;
   /** How many creatives an import holds in memory at most (importFile.ts); tests set a few. */
   creativesHeld?: number;
+  /** How often an import shows its progress, in ms (importFile.ts); tests set 0. */
+  progressEvery?: number;
   /** About how many facts generate writes a statement (data.ts); tests set a few. */
   generateChunkRows?: number;
 };
@@ -176,8 +178,15 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'load platform data from a CSV file, streamed (- for standard input, .gz read through gunzip)',
     usage: '--org ID --file FILE',
     example: 'readout import --org 3f0c... --file facts.csv.gz',
-    run: ({ sql, now, readStream, copy, progress, creativesHeld }, args) =>
-      importFile(sql, args, { now, copy: copy ?? false, progress, readStream: readStream ?? noStream, creativesHeld }),
+    run: ({ sql, now, readStream, copy, progress, creativesHeld, progressEvery }, args) =>
+      importFile(sql, args, {
+        now,
+        copy: copy ?? false,
+        progress,
+        readStream: readStream ?? noStream,
+        creativesHeld,
+        progressEvery,
+      }),
   },
   generate: {
     summary: 'generate synthetic data at scale, for trials and benchmarks',

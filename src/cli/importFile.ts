@@ -395,31 +395,52 @@ export type ImportDeps = {
   now: number;
   /** How many creatives an import holds in memory at most (default 100,000); tests set a few. */
   creativesHeld?: number;
+  /** How often progress shows, in ms (default 1,000); tests set 0. */
+  progressEvery?: number;
   progress(line: string): void;
 };
 
-/** Rows and rows a second on stderr, once a second, for an import that runs longer than one. */
-function progressMeter(progress: (line: string) => void) {
+/**
+ * Rows and rows a second on stderr, every `every` ms, for an import that runs longer than that; once the file is read,
+ * each step of the write that follows as it begins, for a long file's writes take longer than its reading.
+ */
+function progressMeter(progress: (line: string) => void, every: number) {
   const started = performance.now();
   let shown = started;
+  let stepStarted = started;
+  let showing = false;
   let rows = 0;
-  return (count: number) => {
-    rows += count;
-    const now = performance.now();
-    if (now - shown < 1000) return;
-    shown = now;
-    progress(
-      `import: ${rows.toLocaleString('en-US')} rows read, ` +
-        `${Math.round(rows / ((now - started) / 1000)).toLocaleString('en-US')} rows/s`,
-    );
+  return {
+    read(count: number) {
+      rows += count;
+      const now = performance.now();
+      if (now - shown < every) return;
+      shown = now;
+      showing = true;
+      progress(
+        `import: ${rows.toLocaleString('en-US')} rows read, ` +
+          `${Math.round(rows / (Math.max(now - started, 1) / 1000)).toLocaleString('en-US')} rows/s`,
+      );
+    },
+    step(done: string, next: string) {
+      if (!showing) return;
+      const now = performance.now();
+      progress(`import: ${done} in ${((now - stepStarted) / 1000).toFixed(1)} s; ${next}`);
+      stepStarted = now;
+    },
+    get rows() {
+      return rows;
+    },
   };
 }
+
+type Meter = ReturnType<typeof progressMeter>;
 
 /**
  * Every line staged: the facts as they are read, then the creatives they name; creatives put out of memory on the
  * way are staged between two COPYs of facts. A fault ends the COPY under way, so the transaction can roll back.
  */
-async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps) {
+async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps, meter: Meter) {
   const sink = (table: 'import_rows' | 'import_creatives') =>
     deps.copy
       ? copySink(tx, table)
@@ -442,12 +463,11 @@ async function stageFile(tx: Sql, file: ImportFile, deps: ImportDeps) {
       throw error;
     }
   };
-  const tick = progressMeter(deps.progress);
   let facts = await sink('import_rows');
   try {
     for await (const rows of file.facts()) {
       await facts.add(rows);
-      tick(rows.length);
+      meter.read(rows.length);
       const evicted = file.takeEvicted();
       if (evicted.length) {
         await facts.end();
@@ -472,7 +492,9 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
     const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
-    await stageFile(tx, file, deps);
+    const meter = progressMeter(deps.progress, deps.progressEvery ?? 1000);
+    await stageFile(tx, file, deps, meter);
+    meter.step(`${meter.rows.toLocaleString('en-US')} rows read`, 'writing accounts, campaigns, creatives and facts');
     await query(tx, 'analyze-import-staging');
     const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
     if (conflict)
@@ -484,7 +506,9 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'import-campaigns', [org, file.withStatus]);
     await query(tx, 'import-creatives', [org]);
     const [{ repeated_days }] = await query(tx, 'import-facts', [org]);
+    meter.step('facts written', 'summing them into the rollups');
     await query(tx, 'rebuild-deferred-rollups');
+    meter.step('rollups summed', 'committing, then refreshing the statistics of the tables it grew');
     await query(tx, 'mark-fetched', [accounts.map((a) => a.id), new Date(deps.now)]);
     // The file's facts, each creative's day once: every line of a creative whose days rose, and the others' days.
     return file.risingLines() + repeated_days;
