@@ -14,6 +14,8 @@ from (
   from report_campaign_spans($1, $2, $3, $4, $5) f
   group by f.campaign_id
 ) f
-join campaigns c on c.id = f.campaign_id
+-- Only the report's accounts' campaigns are read (every summed one is theirs), not every organization's: a name filter
+-- is checked on those alone.
+join campaigns c on c.id = f.campaign_id and c.ad_account_id = any($1)
 where $6::text is null or strpos(lower(c.name), lower($6)) > 0
 order by c.name, c.id
