@@ -115,18 +115,27 @@ it('clients with different allow-lists never share an answer', async ({ t, d, ge
 
 it('the cache keeps the newest version of an entry, and stays inside its size by dropping the oldest', () => {
   const cache = reportCache(100);
-  cache.set('a', 2, 'x'.repeat(40));
-  assert.is(cache.get('a', 2), 'x'.repeat(40));
-  assert.is(cache.get('a', 3), undefined, 'older than asked');
+  const kept = (key: string, atLeast: number) => {
+    const body = cache.get(key, atLeast);
+    return body && new TextDecoder().decode(body);
+  };
+  assert.is(new TextDecoder().decode(cache.set('a', 2, 'x'.repeat(40))), 'x'.repeat(40), 'set gives the bytes it kept');
+  assert.is(kept('a', 2), 'x'.repeat(40));
+  assert.is(kept('a', 3), undefined, 'older than asked');
   cache.set('a', 1, 'stale');
-  assert.is(cache.get('a', 2), 'x'.repeat(40), 'an older read does not replace a newer one');
+  assert.is(kept('a', 2), 'x'.repeat(40), 'an older read does not replace a newer one');
   cache.set('b', 5, 'y'.repeat(40));
   cache.set('c', 5, 'z'.repeat(40));
-  assert.is(cache.get('a', 0), undefined, 'the oldest went to make room');
-  assert.is(cache.get('b', 5), 'y'.repeat(40));
-  assert.is(cache.get('c', 5), 'z'.repeat(40));
+  assert.is(kept('a', 0), undefined, 'the oldest went to make room');
+  assert.is(kept('b', 5), 'y'.repeat(40));
+  assert.is(kept('c', 5), 'z'.repeat(40));
   cache.set('d', 5, 'w'.repeat(200));
-  assert.is(cache.get('d', 0), undefined, 'too big to keep');
+  assert.is(kept('d', 0), undefined, 'too big to keep');
+  // Bodies are kept as UTF-8 and counted in bytes: 50 two-byte characters do not fit beside their key.
+  cache.set('e', 5, 'é'.repeat(50));
+  assert.is(kept('e', 0), undefined, 'counted in bytes');
+  cache.set('e', 5, 'é'.repeat(49));
+  assert.is(kept('e', 5), 'é'.repeat(49));
 });
 
 it.run();

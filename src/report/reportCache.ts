@@ -3,41 +3,48 @@
 // answer is used only when it is at least that new: never older than the charge, whoever changed the reports.
 import type { Principal } from '../auth/accessTokens.ts';
 
-/** The kept answers' keys and bodies, in UTF-16 code units: a few MB, whatever the number of clients and pages. */
-const MAX_CHARS = 4 * 1024 * 1024;
+/** The kept answers' keys (UTF-16 code units) and bodies (bytes): a few MB, whatever the number of clients and pages. */
+const MAX_SIZE = 4 * 1024 * 1024;
 
 export type ReportCache = {
   /** The body kept under key, if it was read at version atLeast or later. */
-  get(key: string, atLeast: number): string | undefined;
-  /** Keeps body as read at version; an entry read at a later version stays. */
-  set(key: string, version: number, body: string): void;
+  get(key: string, atLeast: number): Uint8Array<ArrayBuffer> | undefined;
+  /**
+   * Keeps body as read at version, as its UTF-8 bytes: a kept answer is written as it is, not encoded again for every
+   * request. An entry read at a later version stays. Returns the bytes.
+   */
+  set(key: string, version: number, body: string): Uint8Array<ArrayBuffer>;
 };
 
-export function reportCache(maxChars = MAX_CHARS): ReportCache {
+const encoder = new TextEncoder();
+
+export function reportCache(maxSize = MAX_SIZE): ReportCache {
   // A Map iterates in insertion order: the first entries are the oldest, and go first.
-  const entries = new Map<string, { version: number; body: string }>();
-  let chars = 0;
+  const entries = new Map<string, { version: number; body: Uint8Array<ArrayBuffer> }>();
+  let size = 0;
   return {
     get(key, atLeast) {
       const entry = entries.get(key);
       return entry !== undefined && entry.version >= atLeast ? entry.body : undefined;
     },
-    set(key, version, body) {
+    set(key, version, text) {
+      const body = encoder.encode(text);
       const old = entries.get(key);
       if (old !== undefined) {
-        if (old.version > version) return;
+        if (old.version > version) return body;
         entries.delete(key);
-        chars -= key.length + old.body.length;
+        size -= key.length + old.body.length;
       }
-      const size = key.length + body.length;
-      if (size > maxChars) return;
+      const added = key.length + body.length;
+      if (added > maxSize) return body;
       for (const [oldKey, entry] of entries) {
-        if (chars + size <= maxChars) break;
+        if (size + added <= maxSize) break;
         entries.delete(oldKey);
-        chars -= oldKey.length + entry.body.length;
+        size -= oldKey.length + entry.body.length;
       }
       entries.set(key, { version, body });
-      chars += size;
+      size += added;
+      return body;
     },
   };
 }

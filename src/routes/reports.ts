@@ -42,9 +42,7 @@ export function reports() {
         ...allowList(principal.adAccounts),
       ];
       return queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params).then(([row]) => {
-        const text = JSON.stringify(envelope(paging, row));
-        kept.set(key, row.version, text);
-        return jsonText(text);
+        return jsonText(kept.set(key, row.version, JSON.stringify(envelope(paging, row))));
       });
     },
     async get(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Answer> {
@@ -60,10 +58,9 @@ export function reports() {
           ...allowList(principal.adAccounts),
         ];
         const [row] = await queryAs<{ item: unknown; version: number }>(reads.sql, 'get-report', params);
-        body = row.item === null ? '' : JSON.stringify(row.item);
-        kept.set(key, row.version, body);
+        body = kept.set(key, row.version, row.item === null ? '' : JSON.stringify(row.item));
       }
-      if (body === '') throw notFound('report');
+      if (body.length === 0) throw notFound('report');
       return jsonText(body);
     },
   };
