@@ -3,7 +3,7 @@
 // answer is used only when it is at least that new: never older than the charge, whoever changed the reports.
 import type { Principal } from '../auth/accessTokens.ts';
 
-/** The kept answers' keys (UTF-16 code units) and bodies (bytes): a few MB, whatever the number of clients and pages. */
+/** The kept answers' keys (in UTF-16 code units) and bodies (in bytes): a few MB, whatever the clients and pages. */
 const MAX_SIZE = 4 * 1024 * 1024;
 
 export type ReportCache = {
