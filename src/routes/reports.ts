@@ -41,9 +41,9 @@ export function reports() {
         ...allowList(principal.reports),
         ...allowList(principal.adAccounts),
       ];
-      return queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params).then(([row]) => {
-        return jsonText(kept.set(key, row.version, JSON.stringify(envelope(paging, row))));
-      });
+      return queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params).then(([row]) =>
+        jsonText(kept.set(key, row.version, JSON.stringify(envelope(paging, row)))),
+      );
     },
     async get(ctx: Context, { principal, reads, reportsVersion }: Admitted): Promise<Answer> {
       const id = pathId(ctx, 'report');
