@@ -1077,6 +1077,7 @@ CREATE OR REPLACE FUNCTION public.rebuild_converted_rollups(p_accounts uuid[], p
  RETURNS void
  LANGUAGE sql
  SET jit TO 'off'
+ SET enable_sort TO 'off'
 AS $function$
   delete from facts_monthly_converted m
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
@@ -1192,6 +1193,7 @@ $function$;
 CREATE OR REPLACE FUNCTION public.rebuild_facts_campaign_daily(p_accounts uuid[], p_days date[])
  RETURNS void
  LANGUAGE sql
+ SET enable_sort TO 'off'
 AS $function$
   delete from facts_campaign_daily d
   using unnest(p_accounts, p_days) as t(ad_account_id, day)
@@ -1243,6 +1245,7 @@ CREATE OR REPLACE FUNCTION public.rebuild_rollups(p_accounts uuid[], p_days date
  LANGUAGE plpgsql
  SET jit TO 'off'
  SET plan_cache_mode TO 'force_custom_plan'
+ SET work_mem TO '64MB'
 AS $function$
 declare
   v_month_accounts uuid[];

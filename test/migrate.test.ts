@@ -105,6 +105,7 @@ const SHIPPED: Record<string, string> = {
   '035_answer_creatives': 'fc2bff82e9ef2164',
   '036_long_spans': '1edd36c94afbb3d7',
   '037_analyze_changed': '28a0274d8ab4baf6',
+  '038_hashed_rebuilds': '5f79594a1b05b094',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
