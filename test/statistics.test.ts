@@ -201,6 +201,21 @@ it('a month rollup is rebuilt by hashing its creatives: guessing one fact a mont
   assert.ok((config ?? []).includes('enable_sort=off'), String(config));
 });
 
+it("a load's campaign days and converted months are summed by hashing, in memory: PostgreSQL sorted them on disk", async ({
+  t,
+}) => {
+  // Planned inside the load's transaction from the statistics of before it (migration 038).
+  const rows = await t.db.sql`select proname, proconfig as config from pg_proc
+    where proname in ('rebuild_facts_campaign_daily', 'rebuild_converted_rollups', 'rebuild_rollups') order by proname`;
+  const wanted: Record<string, string> = {
+    rebuild_converted_rollups: 'enable_sort=off',
+    rebuild_facts_campaign_daily: 'enable_sort=off',
+    rebuild_rollups: 'work_mem=64MB',
+  };
+  assert.is(rows.length, 3);
+  for (const { proname, config } of rows) assert.ok((config ?? []).includes(wanted[proname]), `${proname}: ${config}`);
+});
+
 it('the rollup rebuilds plan every statement anew: plans kept from a small load made a large one four times slower', async ({
   t,
 }) => {
