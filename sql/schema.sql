@@ -661,8 +661,8 @@ begin
     join facts_campaign_monthly m on m.ad_account_id = a.id and m.month >= s.first_month and (s.until is null or m.month < s.until)
   ) t;
   if v_accounts is not null then
-    perform rebuild_converted_rollups(v_accounts, v_months, null);
     perform rebuild_converted_spans(v_accounts, v_months, null);
+    perform rebuild_converted_rollups(v_accounts, v_months, null);
   end if;
   return null;
 end
@@ -691,8 +691,8 @@ begin
     join ad_accounts a on a.id = m.ad_account_id
     where a.organization_id = new.organization_id and a.currency <> new.currency
   ) t;
-  perform rebuild_converted_rollups(v_accounts, v_months, new.currency);
   perform rebuild_converted_spans(v_accounts, v_months, new.currency);
+  perform rebuild_converted_rollups(v_accounts, v_months, new.currency);
   return null;
 end
 $function$;
@@ -1065,6 +1065,29 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.month_pieces(p_account uuid, p_month date, p_source text, p_target text)
+ RETURNS TABLE(organization_id uuid, campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select s.organization_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
+         s.conversion_value, s.video_views, s.video_completions
+  from span_pieces(p_month, (p_month + interval '1 month')::date - 1) p
+  cross join lateral (
+    select s.organization_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
+           s.conversion_value, s.video_views, s.video_completions
+    from facts_spans s
+    where p.level > 0 and s.ad_account_id = p_account and s.level = p.level and s.start = p.start
+      and s.currency = p_target
+    union all
+    select f.organization_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
+           f.conversion_value * x.factor, f.video_views, f.video_completions
+    from (select case when p_source = p_target then 1::float8 else fx_factor(p_source, p_target, p.start) end) x(factor)
+    cross join lateral (select * from facts f where f.ad_account_id = p_account and f.day = p.start offset 0) f
+    where p.level = 0
+  ) s
+$function$;
+
 CREATE OR REPLACE FUNCTION public.period_start(p_interval text, p_day date)
  RETURNS date
  LANGUAGE sql
@@ -1101,15 +1124,14 @@ AS $function$
     cross join lateral generate_series(p.month, p.month + interval '1 month' - interval '1 day', interval '1 day') d
   ), creatives as (
     insert into facts_monthly_converted
-    select p.target, f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, p.month,
-           sum(f.impressions), sum(f.clicks),
-           case when count(*) = count(x.factor) then sum(f.spend * x.factor) end, sum(f.conversions),
-           case when count(*) = count(x.factor) then sum(f.conversion_value * x.factor) end,
-           sum(f.video_views), sum(f.video_completions)
+    select p.target, s.organization_id, p.ad_account_id, s.campaign_id, s.creative_id, p.month,
+           sum(s.impressions), sum(s.clicks),
+           case when count(*) = count(s.spend) then sum(s.spend) end, sum(s.conversions),
+           case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end,
+           sum(s.video_views), sum(s.video_completions)
     from pairs p
-    join factors x on x.source = p.source and x.target = p.target and x.month = p.month
-    cross join lateral (select * from facts f where f.ad_account_id = p.ad_account_id and f.day = x.day offset 0) f
-    group by p.target, f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, p.month
+    cross join lateral month_pieces(p.ad_account_id, p.month, p.source, p.target) s
+    group by p.target, s.organization_id, p.ad_account_id, s.campaign_id, s.creative_id, p.month
     returning *
   ), days as (
     insert into facts_campaign_daily_converted
@@ -1232,12 +1254,13 @@ AS $function$
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
   where m.ad_account_id = t.ad_account_id and m.month = t.month;
   insert into facts_monthly
-  select f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, t.month,
-         sum(f.impressions), sum(f.clicks), sum(f.spend), sum(f.conversions), sum(f.conversion_value),
-         sum(f.video_views), sum(f.video_completions)
+  select s.organization_id, t.ad_account_id, s.campaign_id, s.creative_id, t.month,
+         sum(s.impressions), sum(s.clicks), sum(s.spend), sum(s.conversions), sum(s.conversion_value),
+         sum(s.video_views), sum(s.video_completions)
   from unnest(p_accounts, p_months) as t(ad_account_id, month)
-  join facts f on f.ad_account_id = t.ad_account_id and f.day >= t.month and f.day < (t.month + interval '1 month')::date
-  group by f.organization_id, f.ad_account_id, f.campaign_id, f.creative_id, t.month;
+  join ad_accounts a on a.id = t.ad_account_id
+  cross join lateral month_pieces(t.ad_account_id, t.month, a.currency, a.currency) s
+  group by s.organization_id, t.ad_account_id, s.campaign_id, s.creative_id, t.month;
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_rollups(p_accounts uuid[], p_days date[])
@@ -1254,12 +1277,12 @@ begin
   select array_agg(ad_account_id), array_agg(month) into v_month_accounts, v_months
   from (select distinct ad_account_id, date_trunc('month', day)::date as month
         from unnest(p_accounts, p_days) as t(ad_account_id, day)) m;
+  perform lock_converted_rollups(false);
+  perform rebuild_spans(p_accounts, p_days, null, true);
   perform rebuild_facts_monthly(v_month_accounts, v_months);
   perform rebuild_facts_campaign_monthly(v_month_accounts, v_months);
   perform rebuild_facts_campaign_daily(p_accounts, p_days);
-  perform lock_converted_rollups(false);
   perform rebuild_converted_rollups(v_month_accounts, v_months, null);
-  perform rebuild_spans(p_accounts, p_days, null, true);
 end
 $function$;
 

@@ -341,11 +341,11 @@ it('every grouping in any currency equals a per-day conversion of what was loade
         assert.ok(close(span.spend, want!.spend), where);
         assert.ok(close(span.conversion_value, want!.value), where);
       }
-      // A day or a week at a time (the daily rollups of campaigns and accounts, native and converted): each period's
-      // rows, as the grouping's over that period alone.
+      // A day, a week or a month at a time (the daily rollups of campaigns and accounts, the monthly ones of creatives
+      // and campaigns, native and converted): each period's rows, as the grouping's over that period alone.
       const monday = (d: string) =>
         new Date(Date.parse(d) - ((new Date(d).getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
-      for (const interval of ['day', 'week'] as const)
+      for (const interval of ['day', 'week', 'month'] as const)
         for (const grouping of ['total', 'campaign', 'ad-account', 'creative'] as const) {
           const res = await t.fetch(
             `/v1/reports/${report.id}/data?groupBy=${grouping}&interval=${interval}&dateFrom=${day(random[0])}&dateTo=${day(random[1])}`,
@@ -355,7 +355,8 @@ it('every grouping in any currency equals a per-day conversion of what was loade
           const body = (await res.json()) as {
             rows: { dimensions: Record<string, string>; metrics: Record<string, number | null> }[];
           };
-          const periodOf = (f: Fact) => (interval === 'day' ? day(f.day) : monday(day(f.day)));
+          const periodOf = (f: Fact) =>
+            interval === 'day' ? day(f.day) : interval === 'week' ? monday(day(f.day)) : day(f.day).slice(0, 7);
           const expected = model.expected(currency, random, (f) => `${periodOf(f)} ${keys[grouping](f)}`);
           assert.is(body.rows.length, expected.size, `${grouping} × ${interval}: rows`);
           for (const row of body.rows) {

@@ -106,6 +106,7 @@ const SHIPPED: Record<string, string> = {
   '036_long_spans': '1edd36c94afbb3d7',
   '037_analyze_changed': '28a0274d8ab4baf6',
   '038_hashed_rebuilds': '5f79594a1b05b094',
+  '039_months_from_spans': 'a76f74491e85cc41',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
