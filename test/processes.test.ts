@@ -294,7 +294,7 @@ it('clients that give up before the first byte free their places and connections
   const blocker = await t.db.sql.reserve();
   try {
     const { org, client } = await tenant(t);
-    // An answer of more than one batch (5,000 rows), so it is streamed rather than sent whole.
+    // An answer of more than 1,000 rows, so it is streamed rather than sent whole (json.ts).
     await cli(
       t.db.sql,
       ['generate', '--org', org, '--accounts', '1', '--campaigns', '10', '--creatives', '12000', '--days', '1'],

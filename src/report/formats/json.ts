@@ -12,17 +12,22 @@ import { CopyJson } from './copyJson.ts';
 
 const encoder = new TextEncoder();
 
-/** Rows of a data answer written at a time, so a long answer holds two batches in memory at most. */
-const JSON_BATCH_ROWS = 5_000;
+/**
+ * Rows of a data answer written at a time, each piece handed on as soon as it is written: one held longer outlives
+ * V8's young generation, and only a full collection of the heap frees its buffer (BENCHMARKS.md, "JSON in pieces").
+ */
+const JSON_PIECE_ROWS = 500;
+/** An answer of up to this many rows is sent whole, so a failure is still a problem document. */
+const JSON_WHOLE_ROWS = 1_000;
 
 /**
  * The data endpoint's rows as the JSON text of the `rows` array's elements, joined with commas, and with a summary
- * `],"summary":{…}` after them, in pieces of JSON_BATCH_ROWS rows, written from the binary COPY of the rows
+ * `],"summary":{…}` after them, in pieces of JSON_PIECE_ROWS rows, written from the binary COPY of the rows
  * (copyJson.ts) as the CSV export's are. Against rows rendered by PostgreSQL, the COPY costs PostgreSQL a fifth less
  * and the server no more (BENCHMARKS.md, "JSON from a binary COPY").
  */
-function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange): AsyncGenerator<Uint8Array> {
-  return copiedRows(lent, ctx, data, range, new CopyJson(data), JSON_BATCH_ROWS) ?? noRows(data);
+function jsonRows(lent: Lent, ctx: Context, data: PreparedData, range: DayRange, written: CopyJson) {
+  return copiedRows(lent, ctx, data, range, written, JSON_PIECE_ROWS) ?? noRows(data);
 }
 
 /** An answer with no ad account to read: no rows, and a summary's zeros (docs/decisions.md §6). */
@@ -40,9 +45,9 @@ function summaryOfNothing(data: PreparedData) {
 }
 
 /**
- * head's JSON with a last member, rows, whose elements come as JSON bytes in batches. An answer of one batch is sent
- * whole, so a failure is still a problem document; a longer one is streamed as it is read, and a failure past the
- * first batch cuts the transfer (streamed.ts).
+ * head's JSON with a last member, rows, whose elements come as JSON bytes in pieces. An answer of up to
+ * JSON_WHOLE_ROWS rows is sent whole, so a failure is still a problem document; a longer one is streamed as it is
+ * read, and a failure past those first rows cuts the transfer (streamed.ts).
  */
 export async function jsonAnswer(
   ctx: Context,
@@ -52,14 +57,15 @@ export async function jsonAnswer(
   head: Record<string, unknown>,
   headers: Record<string, string>,
 ) {
-  const rows = jsonRows(lent, ctx, data, range);
-  const before = encoder.encode(`${JSON.stringify(head).slice(0, -1)},"rows":[`);
-  const first = await rows.next();
-  const second = first.done ? first : await rows.next();
+  const written = new CopyJson(data);
+  const rows = jsonRows(lent, ctx, data, range, written);
+  const parts: Uint8Array[] = [encoder.encode(`${JSON.stringify(head).slice(0, -1)},"rows":[`)];
+  let next = await rows.next();
+  for (; !next.done && written.rows <= JSON_WHOLE_ROWS; next = await rows.next()) parts.push(next.value);
   // With a summary, the rows' closing bracket came before it.
   const close = data.summary ? CLOSE_SUMMARY : CLOSE;
-  if (second.done) return jsonText(concat([before, first.done ? EMPTY : first.value, close]), { headers });
-  return streamedResponse(ctx, chunkStream(rows, [before, first.value as Uint8Array, second.value], close), {
+  if (next.done) return jsonText(concat([...parts, close]), { headers });
+  return streamedResponse(ctx, chunkStream(rows, [...parts, next.value], close), {
     headers: { 'content-type': JSON_TYPE, ...headers },
   });
 }
@@ -73,8 +79,6 @@ function concat(parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   }
   return body;
 }
-
-const EMPTY = new Uint8Array(0);
 
 const CLOSE = encoder.encode(']}');
 const CLOSE_SUMMARY = encoder.encode('}');
