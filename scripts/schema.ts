@@ -22,6 +22,8 @@ type Column = {
   fallback: string | null;
   generated: string;
   identity: string;
+  /** Its statistics target where a migration set one (SET STATISTICS), else null. */
+  stats: number | null;
 };
 
 /** The public schema's tables, indexes, functions and triggers, each in a stable order, as SQL text. */
@@ -31,7 +33,8 @@ export async function schemaText(sql: Sql): Promise<string> {
     where n.nspname = 'public' and c.relkind in ('r', 'p') order by c.relname`;
   const columns = await sql<Column[]>`
     select c.relname as table, a.attname as name, format_type(a.atttypid, a.atttypmod) as type, a.attnotnull as "notNull",
-           pg_get_expr(d.adbin, d.adrelid) as fallback, a.attgenerated as generated, a.attidentity as identity
+           pg_get_expr(d.adbin, d.adrelid) as fallback, a.attgenerated as generated, a.attidentity as identity,
+           case when a.attstattarget >= 0 then a.attstattarget::int end as stats
     from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
     left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
     where n.nspname = 'public' and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
@@ -67,7 +70,10 @@ export async function schemaText(sql: Sql): Promise<string> {
         return c.notNull ? `${line} not null` : line;
       });
     for (const k of constraints.filter((k) => k.table === name)) lines.push(`  constraint ${k.name} ${k.definition}`);
-    parts.push(`create table ${name} (\n${lines.join(',\n')}\n);\n`);
+    const stats = columns
+      .filter((c) => c.table === name && c.stats !== null)
+      .map((c) => `alter table ${name} alter column ${c.name} set statistics ${c.stats};\n`);
+    parts.push(`create table ${name} (\n${lines.join(',\n')}\n);\n${stats.join('')}`);
   }
   parts.push(indexes.map((i) => `${i.definition};\n`).join(''));
   for (const f of functions) parts.push(`${f.definition.trimEnd()};\n`);

@@ -137,6 +137,13 @@ create table facts (
   video_completions bigint default 0 not null,
   constraint facts_pkey PRIMARY KEY (ad_account_id, day, creative_id)
 );
+alter table facts alter column impressions set statistics 0;
+alter table facts alter column clicks set statistics 0;
+alter table facts alter column spend set statistics 0;
+alter table facts alter column conversions set statistics 0;
+alter table facts alter column conversion_value set statistics 0;
+alter table facts alter column video_views set statistics 0;
+alter table facts alter column video_completions set statistics 0;
 
 create table facts_account_daily (
   organization_id uuid not null,
@@ -151,6 +158,13 @@ create table facts_account_daily (
   video_completions bigint not null,
   constraint facts_account_daily_pkey PRIMARY KEY (ad_account_id, day)
 );
+alter table facts_account_daily alter column impressions set statistics 0;
+alter table facts_account_daily alter column clicks set statistics 0;
+alter table facts_account_daily alter column spend set statistics 0;
+alter table facts_account_daily alter column conversions set statistics 0;
+alter table facts_account_daily alter column conversion_value set statistics 0;
+alter table facts_account_daily alter column video_views set statistics 0;
+alter table facts_account_daily alter column video_completions set statistics 0;
 
 create table facts_account_daily_converted (
   currency text not null,
@@ -166,6 +180,13 @@ create table facts_account_daily_converted (
   video_completions bigint not null,
   constraint facts_account_daily_converted_pkey PRIMARY KEY (currency, ad_account_id, day)
 );
+alter table facts_account_daily_converted alter column impressions set statistics 0;
+alter table facts_account_daily_converted alter column clicks set statistics 0;
+alter table facts_account_daily_converted alter column spend set statistics 0;
+alter table facts_account_daily_converted alter column conversions set statistics 0;
+alter table facts_account_daily_converted alter column conversion_value set statistics 0;
+alter table facts_account_daily_converted alter column video_views set statistics 0;
+alter table facts_account_daily_converted alter column video_completions set statistics 0;
 
 create table facts_campaign_daily (
   organization_id uuid not null,
@@ -181,6 +202,13 @@ create table facts_campaign_daily (
   video_completions bigint not null,
   constraint facts_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id)
 );
+alter table facts_campaign_daily alter column impressions set statistics 0;
+alter table facts_campaign_daily alter column clicks set statistics 0;
+alter table facts_campaign_daily alter column spend set statistics 0;
+alter table facts_campaign_daily alter column conversions set statistics 0;
+alter table facts_campaign_daily alter column conversion_value set statistics 0;
+alter table facts_campaign_daily alter column video_views set statistics 0;
+alter table facts_campaign_daily alter column video_completions set statistics 0;
 
 create table facts_campaign_daily_converted (
   currency text not null,
@@ -197,6 +225,13 @@ create table facts_campaign_daily_converted (
   video_completions bigint not null,
   constraint facts_campaign_daily_converted_pkey PRIMARY KEY (currency, ad_account_id, day, campaign_id)
 );
+alter table facts_campaign_daily_converted alter column impressions set statistics 0;
+alter table facts_campaign_daily_converted alter column clicks set statistics 0;
+alter table facts_campaign_daily_converted alter column spend set statistics 0;
+alter table facts_campaign_daily_converted alter column conversions set statistics 0;
+alter table facts_campaign_daily_converted alter column conversion_value set statistics 0;
+alter table facts_campaign_daily_converted alter column video_views set statistics 0;
+alter table facts_campaign_daily_converted alter column video_completions set statistics 0;
 
 create table facts_campaign_monthly (
   organization_id uuid not null,
@@ -212,6 +247,13 @@ create table facts_campaign_monthly (
   video_completions bigint not null,
   constraint facts_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id)
 );
+alter table facts_campaign_monthly alter column impressions set statistics 0;
+alter table facts_campaign_monthly alter column clicks set statistics 0;
+alter table facts_campaign_monthly alter column spend set statistics 0;
+alter table facts_campaign_monthly alter column conversions set statistics 0;
+alter table facts_campaign_monthly alter column conversion_value set statistics 0;
+alter table facts_campaign_monthly alter column video_views set statistics 0;
+alter table facts_campaign_monthly alter column video_completions set statistics 0;
 
 create table facts_campaign_monthly_converted (
   currency text not null,
@@ -228,6 +270,13 @@ create table facts_campaign_monthly_converted (
   video_completions bigint not null,
   constraint facts_campaign_monthly_converted_pkey PRIMARY KEY (currency, ad_account_id, month, campaign_id)
 );
+alter table facts_campaign_monthly_converted alter column impressions set statistics 0;
+alter table facts_campaign_monthly_converted alter column clicks set statistics 0;
+alter table facts_campaign_monthly_converted alter column spend set statistics 0;
+alter table facts_campaign_monthly_converted alter column conversions set statistics 0;
+alter table facts_campaign_monthly_converted alter column conversion_value set statistics 0;
+alter table facts_campaign_monthly_converted alter column video_views set statistics 0;
+alter table facts_campaign_monthly_converted alter column video_completions set statistics 0;
 
 create table facts_campaign_spans (
   ad_account_id uuid not null,
@@ -245,6 +294,13 @@ create table facts_campaign_spans (
   video_completions bigint not null,
   constraint facts_campaign_spans_pkey PRIMARY KEY (ad_account_id, level, start, currency, campaign_id)
 );
+alter table facts_campaign_spans alter column impressions set statistics 0;
+alter table facts_campaign_spans alter column clicks set statistics 0;
+alter table facts_campaign_spans alter column spend set statistics 0;
+alter table facts_campaign_spans alter column conversions set statistics 0;
+alter table facts_campaign_spans alter column conversion_value set statistics 0;
+alter table facts_campaign_spans alter column video_views set statistics 0;
+alter table facts_campaign_spans alter column video_completions set statistics 0;
 
 create table facts_monthly (
   organization_id uuid not null,
@@ -261,6 +317,13 @@ create table facts_monthly (
   video_completions bigint not null,
   constraint facts_monthly_pkey PRIMARY KEY (ad_account_id, month, creative_id)
 );
+alter table facts_monthly alter column impressions set statistics 0;
+alter table facts_monthly alter column clicks set statistics 0;
+alter table facts_monthly alter column spend set statistics 0;
+alter table facts_monthly alter column conversions set statistics 0;
+alter table facts_monthly alter column conversion_value set statistics 0;
+alter table facts_monthly alter column video_views set statistics 0;
+alter table facts_monthly alter column video_completions set statistics 0;
 
 create table facts_monthly_converted (
   currency text not null,
@@ -278,6 +341,13 @@ create table facts_monthly_converted (
   video_completions bigint not null,
   constraint facts_monthly_converted_pkey PRIMARY KEY (currency, ad_account_id, month, creative_id)
 );
+alter table facts_monthly_converted alter column impressions set statistics 0;
+alter table facts_monthly_converted alter column clicks set statistics 0;
+alter table facts_monthly_converted alter column spend set statistics 0;
+alter table facts_monthly_converted alter column conversions set statistics 0;
+alter table facts_monthly_converted alter column conversion_value set statistics 0;
+alter table facts_monthly_converted alter column video_views set statistics 0;
+alter table facts_monthly_converted alter column video_completions set statistics 0;
 
 create table facts_spans (
   ad_account_id uuid not null,
@@ -296,6 +366,13 @@ create table facts_spans (
   video_completions bigint not null,
   constraint facts_spans_pkey PRIMARY KEY (ad_account_id, level, start, currency, creative_id)
 );
+alter table facts_spans alter column impressions set statistics 0;
+alter table facts_spans alter column clicks set statistics 0;
+alter table facts_spans alter column spend set statistics 0;
+alter table facts_spans alter column conversions set statistics 0;
+alter table facts_spans alter column conversion_value set statistics 0;
+alter table facts_spans alter column video_views set statistics 0;
+alter table facts_spans alter column video_completions set statistics 0;
 
 create table fx_rates (
   currency text not null,
@@ -473,26 +550,15 @@ AS $function$
   select greatest(date_trunc('month', (p_to + 1)::timestamp)::date, first_full_month(p_from))
 $function$;
 
-CREATE OR REPLACE FUNCTION public.analyze_facts(p_all boolean)
+CREATE OR REPLACE FUNCTION public.analyze_fact_table(p_table text)
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-declare
-  v_table regclass;
 begin
-  for v_table in
-    select c.oid::regclass
-    from pg_class c
-    where c.oid = any(array['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly',
-                            'facts_account_daily', 'facts_monthly_converted', 'facts_campaign_daily_converted',
-                            'facts_campaign_monthly_converted', 'facts_account_daily_converted', 'facts_spans',
-                            'facts_campaign_spans', 'fact_writes', 'fact_account_writes']::regclass[])
-      and (p_all or c.reltuples < 0 or c.relpages < 128
-           or pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint)
-    order by c.relname
-  loop
-    execute format('analyze %s', v_table);
-  end loop;
+  if p_table not in (select facts_tables_to_analyze(true)) then
+    raise exception 'analyze_fact_table: % is not one of the facts'' tables', p_table;
+  end if;
+  execute format('analyze %I', p_table);
 end
 $function$;
 
@@ -909,6 +975,22 @@ begin
   end if;
   return null;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.facts_tables_to_analyze(p_all boolean)
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  select c.relname::text
+  from pg_class c
+  where c.oid = any(array['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly',
+                          'facts_account_daily', 'facts_monthly_converted', 'facts_campaign_daily_converted',
+                          'facts_campaign_monthly_converted', 'facts_account_daily_converted', 'facts_spans',
+                          'facts_campaign_spans', 'fact_writes', 'fact_account_writes']::regclass[])
+    and (p_all or c.reltuples < 0 or c.relpages < 128
+         or pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint)
+  order by pg_relation_size(c.oid) desc, c.relname
 $function$;
 
 CREATE OR REPLACE FUNCTION public.facts_write_stamp()

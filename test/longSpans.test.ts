@@ -34,8 +34,8 @@ it('036 sums the spans of 1,024 days a rebuild would write, in every currency ke
   const before = migrationFiles().filter((f) => f.name < '036');
   await migrate(db.sql, before);
   const org = await createOrg(db.sql, { name: 'Long spans' });
-  // Today's import analyses through migration 037's function: before it, a stand-in that analyses nothing.
-  await db.sql`create function analyze_facts(boolean) returns void language sql as ''`;
+  // Today's import picks the tables to analyse with migration 040's function: before it, one that picks none.
+  await db.sql`create function facts_tables_to_analyze(boolean) returns setof text language sql as 'select null limit 0'`;
   // Two accounts over 700 days, across the level-10 edge of 2025-03-28; EUR rates only from 2025-12-25 (day 419), so
   // a EUR report's spans over the USD account's earlier days have no money, nor the long spans that hold them.
   const lines = [HEADER];
@@ -63,6 +63,7 @@ it('036 sums the spans of 1,024 days a rebuild would write, in every currency ke
   await db.sql`insert into reports (organization_id, name, kind, currency, metrics)
     values (${org}, 'In EUR', 'standard', 'EUR', ${['spend']})`;
 
+  await db.sql`drop function facts_tables_to_analyze(boolean)`;
   await migrate(db.sql);
   const migrated = await longSpans(db);
   assert.ok(migrated.length > 0, 'spans of 1,024 days written');

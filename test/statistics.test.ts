@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { runCommand } from '../src/cli/run.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { createOrg } from './support/fixtures.ts';
+import { BASE_METRICS } from '../src/report/metrics.ts';
 import { FIXTURE_CSV, HEADER, importCsv } from './support/importFixture.ts';
 
 const it = suite<{ t: TestApp }>('statistics after a load');
@@ -108,6 +109,26 @@ it('import, generate, fx import, apply and org delete each leave the tables they
   const deleted = await run(t, ['org', 'delete', '--org', other, '--yes']);
   assert.is(deleted.code, 0, deleted.stderr);
   assert.equal(await stale(t, FACTS), [], 'after org delete');
+});
+
+it("a load gathers the statistics the planner reads, not the base metrics' it never does", async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Statistics' });
+  const generated = await generate(t, org, [2, 4, 8, 40]);
+  assert.is(generated.code, 0, generated.stderr);
+  const gathered = await t.db.sql<{ table: string; column: string }[]>`
+    select tablename as table, attname as column from pg_stats
+    where schemaname = 'public' and tablename = any(${FACTS})`;
+  const of = (table: string) => gathered.filter((s) => s.table === table).map((s) => s.column);
+  for (const table of FACTS) {
+    assert.ok(of(table).includes('ad_account_id'), `${table}: its accounts' statistics gathered`);
+    const metrics = of(table).filter((column) => (BASE_METRICS as readonly string[]).includes(column));
+    assert.equal(metrics, [], `${table}: no base metric's statistics`);
+  }
+  const refused = await t.db.sql`select analyze_fact_table('organizations')`.then(
+    () => '',
+    (error: Error) => error.message,
+  );
+  assert.match(refused, /not one of the facts' tables/);
 });
 
 it('a load that grows a large table by less than a tenth leaves it to later: it grows on until one does', async ({

@@ -1,4 +1,5 @@
--- Refreshes the planner's statistics of the facts' tables a load grew by a tenth or more, every one with $1 (a
--- delete), once it has committed: the first report read after a large load is planned from what is there, not from
--- an empty table's guess.
-select analyze_facts($1)
+-- The facts' tables a load grew by a tenth or more, every one with $1 (a delete), largest first: analysed once the
+-- load has committed, so the first report read after a large load is planned from what is there, not from an empty
+-- table's guess (analyze-fact-table).
+-- not null: table_name
+select t as table_name from facts_tables_to_analyze($1) t

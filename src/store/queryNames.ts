@@ -1,6 +1,7 @@
 // Written by `npm run sql:names` from the files of sql/queries: every query name, so a typo is a type error.
 export type QueryName =
   | 'analyze-catalogue'
+  | 'analyze-fact-table'
   | 'analyze-facts'
   | 'analyze-import-staging'
   | 'analyze-rates'

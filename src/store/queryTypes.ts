@@ -13,9 +13,13 @@ export type QueryTypes = {
     params: [];
     row: {  };
   };
+  'analyze-fact-table': {
+    params: [string | null];
+    row: { "analyze_fact_table": string | null };
+  };
   'analyze-facts': {
     params: [boolean | null];
-    row: { "analyze_facts": string | null };
+    row: { "table_name": string };
   };
   'analyze-import-staging': {
     params: [];
