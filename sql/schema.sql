@@ -1445,19 +1445,36 @@ begin
         group by s.creative_id, s.campaign_id, s.organization_id
       ) s;
     end if;
-    insert into facts_campaign_spans
-    select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
-           s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
-    from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
-    cross join lateral (
-      select s.campaign_id, s.organization_id, sum(s.impressions) as impressions, sum(s.clicks) as clicks,
-             case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
-             case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
-             sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
-      from facts_spans s
-      where s.ad_account_id = t.ad_account_id and s.level = v_level and s.start = t.start and s.currency = t.target
-      group by s.campaign_id, s.organization_id
-    ) s;
+    if v_level = 2 then
+      insert into facts_campaign_spans
+      select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
+             s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+      from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
+      cross join lateral (
+        select s.campaign_id, s.organization_id, sum(s.impressions) as impressions, sum(s.clicks) as clicks,
+               case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
+               case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
+               sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
+        from facts_spans s
+        where s.ad_account_id = t.ad_account_id and s.level = 2 and s.start = t.start and s.currency = t.target
+        group by s.campaign_id, s.organization_id
+      ) s;
+    else
+      insert into facts_campaign_spans
+      select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
+             s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+      from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
+      cross join lateral (
+        select s.campaign_id, s.organization_id, sum(s.impressions) as impressions, sum(s.clicks) as clicks,
+               case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
+               case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
+               sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
+        from facts_campaign_spans s
+        where s.ad_account_id = t.ad_account_id and s.level = v_below and s.currency = t.target
+          and s.start >= t.start and s.start < t.start + (1 << v_level)
+        group by s.campaign_id, s.organization_id
+      ) s;
+    end if;
     v_below := v_level;
   end loop;
 end

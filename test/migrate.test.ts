@@ -108,6 +108,7 @@ const SHIPPED: Record<string, string> = {
   '038_hashed_rebuilds': '5f79594a1b05b094',
   '039_months_from_spans': 'a76f74491e85cc41',
   '040_lighter_analysis': '43c7e51ca6e74cb6',
+  '041_campaign_spans_from_below': '5420e18806f58941',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
