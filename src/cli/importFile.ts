@@ -67,6 +67,8 @@ class Creative {
   creativeName = '';
   format = '';
   status: string | null = null;
+  /** The next creative held with the same creative_id (under another platform, account or campaign). */
+  sameId: Creative | undefined;
   constructor(
     readonly number: number,
     readonly platform: string,
@@ -77,6 +79,23 @@ class Creative {
     readonly accountFirstLine: number,
     public line: number,
   ) {}
+
+  /** Whether a line names this creative (platform, account, campaign and creative ids). */
+  isNamedBy(fields: string[], at: number[]): boolean {
+    return this.campaign === fields[at[5]] && this.account === fields[at[2]] && this.platform === fields[at[1]];
+  }
+
+  /** Whether a line of it says what an earlier one did, every field of it checked then: nothing to check again. */
+  saysAgain(fields: string[], at: number[], status: string | null): boolean {
+    return (
+      this.currency === fields[at[4]] &&
+      this.format === fields[at[9]] &&
+      this.creativeName === fields[at[8]] &&
+      this.campaignName === fields[at[6]] &&
+      this.accountName === fields[at[3]] &&
+      this.status === status
+    );
+  }
 
   /** What a later line of it says: its names, format and campaign status, each kept only when it changed. */
   name(line: number, fields: string[], at: number[], status: string | null) {
@@ -146,7 +165,9 @@ function readHeader({ line, fields }: CsvRecord): Header {
  */
 export class ImportFile {
   private header: Header | undefined;
-  private readonly creativesByKey = new Map<string, Creative>();
+  /** The creatives held, as first named; and by creative_id, those sharing one chained by `sameId`. */
+  private readonly creativesHeld: Creative[] = [];
+  private readonly creativesById = new Map<string, Creative>();
   private numbered = 0;
   /**
    * Creatives put out of memory once `held` were kept, to be staged before more facts are. A creative named again
@@ -196,18 +217,21 @@ export class ImportFile {
 
   /** The creatives still held, staged; read once facts() is done. */
   *creatives(): Generator<StagedCreative> {
-    for (const creative of this.creativesByKey.values()) yield this.staged(creative);
+    for (const creative of this.creativesHeld) yield this.staged(creative);
   }
 
   /** The lines of the creatives whose days rose line by line: each gives a day once (import-facts counts the rest). */
   risingLines(): number {
     let lines = 0;
     if (this.overflowed) return lines;
-    for (const creative of this.creativesByKey.values()) if (!creative.repeats) lines += creative.lines;
+    for (const creative of this.creativesHeld) if (!creative.repeats) lines += creative.lines;
     return lines;
   }
 
-  /** One line checked; its creative noted (the last line's names win); the fact staged. */
+  /**
+   * One line checked; its creative noted (the last line's names win); the fact staged. A line that says of its
+   * creative what an earlier line did (nearly every line of a platform's export) has only its date and numbers left.
+   */
   private stage({ line, fields }: CsvRecord, header: Header): Fact {
     if (fields.length !== header.width) fail(line, `has ${fields.length} fields, expected ${header.width}`);
     const { at } = header;
@@ -216,24 +240,13 @@ export class ImportFile {
       if (!checkDate(date)) fail(line, `date "${date}" is not a YYYY-MM-DD calendar date`);
       this.checkedDate = date;
     }
-    const platform = fields[at[1]];
-    const currency = fields[at[4]];
-    const format = fields[at[9]];
-    if (!(PLATFORMS as readonly string[]).includes(platform))
-      fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
-    if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
-    if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
-    for (const c of NAMED) {
-      const value = fields[at[c]];
-      if (value.length > 200 || !value.trim()) fail(line, `${IMPORT_COLUMNS[c]} must be 1 to 200 characters`);
-      // PostgreSQL's text cannot hold one: refused at COPY, whose failure postgres.js never reports
-      // (porsager/postgres#1173), it would leave the import waiting with the writers' lock held.
-      if (value.includes('\u0000')) fail(line, `${IMPORT_COLUMNS[c]} holds a NUL character, which text cannot`);
-    }
     const status = header.status < 0 ? null : fields[header.status];
-    if (status !== null && !CAMPAIGN_STATES.includes(status))
-      fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
-    const creative = this.creativeOf(line, fields, at, status);
+    let creative = this.heldCreative(fields, at);
+    if (creative?.saysAgain(fields, at, status)) creative.line = line;
+    else {
+      this.checkNames(line, fields, at, status);
+      creative = this.creativeOf(line, fields, at, status, creative);
+    }
     if (date > creative.lastDay) creative.lastDay = date;
     else creative.repeats = true;
     creative.lines++;
@@ -251,16 +264,46 @@ export class ImportFile {
     return fact;
   }
 
-  /** The line's creative, known from an earlier line or new; its names and status become this line's. */
-  private creativeOf(line: number, fields: string[], at: number[], status: string | null): Creative {
+  /** The creative a line names, if it is held. */
+  private heldCreative(fields: string[], at: number[]): Creative | undefined {
+    let creative = this.creativesById.get(fields[at[7]]);
+    while (creative && !creative.isNamedBy(fields, at)) creative = creative.sameId;
+    return creative;
+  }
+
+  /** A line's platform, currency, format, names and campaign status checked. */
+  private checkNames(line: number, fields: string[], at: number[], status: string | null) {
+    const platform = fields[at[1]];
+    const currency = fields[at[4]];
+    const format = fields[at[9]];
+    if (!(PLATFORMS as readonly string[]).includes(platform))
+      fail(line, `platform "${platform}" is not one of ${PLATFORMS.join(', ')}`);
+    if (!/^[A-Z]{3}$/.test(currency)) fail(line, `currency "${currency}" is not a three-letter code`);
+    if (!FORMATS.includes(format)) fail(line, `format "${format}" is not one of ${FORMATS.join(', ')}`);
+    for (const c of NAMED) {
+      const value = fields[at[c]];
+      if (value.length > 200 || !value.trim()) fail(line, `${IMPORT_COLUMNS[c]} must be 1 to 200 characters`);
+      // PostgreSQL's text cannot hold one: refused at COPY, whose failure postgres.js never reports
+      // (porsager/postgres#1173), it would leave the import waiting with the writers' lock held.
+      if (value.includes('\u0000')) fail(line, `${IMPORT_COLUMNS[c]} holds a NUL character, which text cannot`);
+    }
+    if (status !== null && !CAMPAIGN_STATES.includes(status))
+      fail(line, `campaign_status "${status}" is not one of ${CAMPAIGN_STATES.join(', ')}`);
+  }
+
+  /** The line's creative, held from an earlier line or new; its names and status become this line's. */
+  private creativeOf(
+    line: number,
+    fields: string[],
+    at: number[],
+    status: string | null,
+    known: Creative | undefined,
+  ): Creative {
     const platform = fields[at[1]];
     const account = fields[at[2]];
     const campaign = fields[at[5]];
     const id = fields[at[7]];
-    // Lengths first, so no two creatives' ids run together into one key.
-    const key = `${account.length},${campaign.length},${platform},${account}${campaign}${id}`;
     const currency = fields[at[4]];
-    const known = this.creativesByKey.get(key);
     if (known) {
       if (currency !== known.currency)
         fail(line, `account ${account} is in ${known.currency} on an earlier line, not ${currency}`);
@@ -272,10 +315,11 @@ export class ImportFile {
     if (!seen) this.accounts.set(accountKey, (seen = { currency: own(currency), line }));
     else if (seen.currency !== currency)
       fail(line, `account ${account} is in ${seen.currency} on an earlier line, not ${currency}`);
-    if (this.creativesByKey.size >= this.held) {
+    if (this.creativesHeld.length >= this.held) {
       this.overflowed = true;
-      for (const creative of this.creativesByKey.values()) this.evicted.push(this.staged(creative));
-      this.creativesByKey.clear();
+      for (const creative of this.creativesHeld) this.evicted.push(this.staged(creative));
+      this.creativesHeld.length = 0;
+      this.creativesById.clear();
     }
     const created = new Creative(
       this.numbered++,
@@ -288,7 +332,9 @@ export class ImportFile {
       line,
     );
     created.name(line, fields, at, status);
-    this.creativesByKey.set(key, created);
+    created.sameId = this.creativesById.get(created.creative);
+    this.creativesById.set(created.creative, created);
+    this.creativesHeld.push(created);
     return created;
   }
 
