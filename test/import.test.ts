@@ -207,10 +207,12 @@ it('an import that restates some days and adds others leaves every rollup as a r
     values (${org}, 'EUR', 'standard', 'EUR', ${['spend']}) returning id`;
   await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
     select organization_id, ${report.id}, id from ad_accounts where organization_id = ${org}`;
-  // Days restated (one twice, the later line winning), days added in the same months and in a new one.
+  // Days restated and days added in the same months and in a new one, a loaded day and a new one each given twice
+  // (the later line winning): new days are inserted plainly, loaded ones replaced (import-facts.sql).
   const restated = [
     HEADER,
     '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,9,9,9,9,9,9,9',
+    '2026-01-25,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,3,3,3,3,3,3,3',
     '2026-01-06,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,7,7,7,7,7,7,7',
     '2026-01-25,meta-ads,M1,Meta EU,EUR,C1,Alpha,K1,Alpha video,video,5,5,5,5,5,5,5',
     '2026-01-05,google-ads,G1,Google US,USD,C2,Beta search,K2,Beta text,text,1,1,1,1,1,0,0',
@@ -218,6 +220,17 @@ it('an import that restates some days and adds others leaves every rollup as a r
   ].join('\n');
   const restatedOut = await importCsv(t, org, restated);
   assert.is(restatedOut.code, 0, restatedOut.stderr);
+  const clicks = await sql`select f.day::text, f.clicks::int from facts f join creatives c on c.id = f.creative_id
+    where c.organization_id = ${org} and c.external_id = 'K1' order by f.day`;
+  assert.equal(
+    clicks.map((r) => [r.day, r.clicks]),
+    [
+      ['2026-01-05', 50],
+      ['2026-01-06', 7],
+      ['2026-01-07', 50],
+      ['2026-01-25', 5],
+    ],
+  );
   const imported = await rollupRows(sql, org);
   assert.ok(imported[0].length > 2 && imported[4].length > 2, 'native and converted rollups written');
   const rebuilt = await rebuiltRollupRows(sql, org);

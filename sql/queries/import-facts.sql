@@ -4,6 +4,8 @@
 -- grouped, by the creative they resolve to, to find it.
 -- A fact whose numbers the file repeats is left as it is: no new row version, no stamp, no rollup rebuilt (a
 -- platform's restatement re-sends weeks of which few days changed).
+-- Only a day on which the file's accounts already hold facts can hold one of these keys (the writers' lock keeps it
+-- so until commit): the other days are plainly inserted, without ON CONFLICT's check and confirmation of every row.
 -- Returns repeated_days: how many days the repeating creatives give, each counted once.
 -- not null: repeated_days
 with resolved as materialized (
@@ -17,14 +19,28 @@ with resolved as materialized (
   from import_rows i
   join resolved r on r.creative = i.creative and r.repeats
   group by r.creative_id, i.day
-), facts_in as (
-  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
-                     conversions, conversion_value, video_views, video_completions)
-  select $1::uuid, r.ad_account_id, r.campaign_id, r.creative_id, i.day, i.impressions, i.clicks, i.spend,
-         i.conversions, i.conversion_value, i.video_views, i.video_completions
+), file_accounts as materialized (
+  select distinct ad_account_id from resolved
+), loaded_days as materialized (
+  select d.day
+  from (select distinct day from import_rows) d
+  where exists (
+    select from file_accounts a
+    where exists (select from facts f where f.ad_account_id = a.ad_account_id and f.day = d.day))
+), wanted as not materialized (
+  select r.ad_account_id, r.campaign_id, r.creative_id, i.day, i.impressions, i.clicks, i.spend, i.conversions,
+         i.conversion_value, i.video_views, i.video_completions
   from import_rows i
   join resolved r on r.creative = i.creative
   where not r.repeats or i.line in (select line from last_lines)
+), facts_new as (
+  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
+                     conversions, conversion_value, video_views, video_completions)
+  select $1::uuid, w.* from wanted w where w.day not in (select day from loaded_days)
+), facts_in as (
+  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
+                     conversions, conversion_value, video_views, video_completions)
+  select $1::uuid, w.* from wanted w where w.day in (select day from loaded_days)
   on conflict (ad_account_id, day, creative_id) do update set
     impressions = excluded.impressions, clicks = excluded.clicks, spend = excluded.spend,
     conversions = excluded.conversions, conversion_value = excluded.conversion_value,
@@ -34,5 +50,5 @@ with resolved as materialized (
     is distinct from (excluded.impressions, excluded.clicks, excluded.spend, excluded.conversions,
                       excluded.conversion_value, excluded.video_views, excluded.video_completions)
 )
--- facts_in runs to completion unread, as every data-modifying WITH part does.
+-- facts_new and facts_in run to completion unread, as every data-modifying WITH part does.
 select (select count(*)::int from last_lines) as repeated_days
