@@ -865,39 +865,6 @@ begin
 end
 $function$;
 
-CREATE OR REPLACE FUNCTION public.fact_writes_after_write()
- RETURNS trigger
- LANGUAGE plpgsql
- SET enable_mergejoin TO 'off'
- SET work_mem TO '64MB'
-AS $function$
-declare
-  v_accounts uuid[];
-  v_days date[];
-begin
-  if tg_op = 'INSERT' then
-    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
-    from (select distinct ad_account_id, day from new_rows) t;
-  elsif tg_op = 'DELETE' then
-    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
-    from (select distinct ad_account_id, day from old_rows) t;
-  else
-    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
-    from (
-      select distinct ad_account_id, day
-      from new_rows n full join old_rows o using (ad_account_id, day, creative_id)
-      where n.creative_id is null or o.creative_id is null
-        or (n.organization_id, n.campaign_id, n.impressions, n.clicks, n.spend, n.conversions, n.conversion_value,
-            n.video_views, n.video_completions)
-          is distinct from (o.organization_id, o.campaign_id, o.impressions, o.clicks, o.spend, o.conversions,
-            o.conversion_value, o.video_views, o.video_completions)
-    ) t;
-  end if;
-  perform stamp_fact_writes(v_accounts, v_days);
-  return null;
-end
-$function$;
-
 CREATE OR REPLACE FUNCTION public.facts_account_daily_after_write()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -947,9 +914,11 @@ begin
 end
 $function$;
 
-CREATE OR REPLACE FUNCTION public.facts_monthly_after_write()
+CREATE OR REPLACE FUNCTION public.facts_after_write()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET enable_mergejoin TO 'off'
+ SET work_mem TO '64MB'
 AS $function$
 declare
   v_accounts uuid[];
@@ -963,11 +932,20 @@ begin
     from (select distinct ad_account_id, day from old_rows) t;
   else
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
-    from (select distinct ad_account_id, day from new_rows union select distinct ad_account_id, day from old_rows) t;
+    from (
+      select distinct ad_account_id, day
+      from new_rows n full join old_rows o using (ad_account_id, day, creative_id)
+      where n.creative_id is null or o.creative_id is null
+        or (n.organization_id, n.campaign_id, n.impressions, n.clicks, n.spend, n.conversions, n.conversion_value,
+            n.video_views, n.video_completions)
+          is distinct from (o.organization_id, o.campaign_id, o.impressions, o.clicks, o.spend, o.conversions,
+            o.conversion_value, o.video_views, o.video_completions)
+    ) t;
   end if;
   if v_accounts is null then
     return null;
   end if;
+  perform stamp_fact_writes(v_accounts, v_days);
   if current_setting('readout.defer_rollups', true) = 'on' then
     insert into deferred_rollup_days select * from unnest(v_accounts, v_days) on conflict do nothing;
   else
@@ -2153,12 +2131,9 @@ CREATE TRIGGER facts_named_campaigns AFTER DELETE ON campaigns REFERENCING OLD T
 CREATE TRIGGER writers_lock BEFORE DELETE ON campaigns FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER facts_named_creatives AFTER DELETE ON creatives REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION refuse_orphaned_facts();
 CREATE TRIGGER writers_lock BEFORE DELETE ON creatives FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
-CREATE TRIGGER fact_writes_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
-CREATE TRIGGER fact_writes_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
-CREATE TRIGGER fact_writes_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION fact_writes_after_write();
-CREATE TRIGGER facts_monthly_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
-CREATE TRIGGER facts_monthly_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
-CREATE TRIGGER facts_monthly_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_monthly_after_write();
+CREATE TRIGGER facts_written_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();
+CREATE TRIGGER facts_written_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();
+CREATE TRIGGER facts_written_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();
 CREATE TRIGGER writers_lock BEFORE INSERT OR DELETE OR UPDATE ON facts FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER facts_campaign_daily_accounts_delete AFTER DELETE ON facts_campaign_daily REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_account_daily_after_write();
 CREATE TRIGGER facts_campaign_daily_accounts_insert AFTER INSERT ON facts_campaign_daily REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_account_daily_after_write();
