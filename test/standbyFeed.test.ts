@@ -61,10 +61,17 @@ it('with synchronous_commit off, a warehouse kept by changedSince pulls equals a
       copy: true,
     });
     assert.is(imported.code, 0, imported.stderr);
-    const [account] = await sql`select id from ad_accounts where organization_id = ${org}`;
-    const [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics, groupings)
-      values (${org}, 'Feed', 'standard', 'USD', ${['clicks']}, ${['campaign']}) returning id`;
-    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (${org}, ${report.id}, ${account.id})`;
+    // The report as `readout apply` writes it, flushed before it is visible: other writes made with synchronous_commit
+    // off may reach the standby late (docs/operations.md, read replicas), and a report without its account is empty.
+    const report = await sql.begin(async (tx) => {
+      await tx`set local synchronous_commit = local`;
+      const [account] = await tx`select id from ad_accounts where organization_id = ${org}`;
+      const [made] = await tx`insert into reports (organization_id, name, kind, currency, metrics, groupings)
+        values (${org}, 'Feed', 'standard', 'USD', ${['clicks']}, ${['campaign']}) returning id`;
+      await tx`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+        values (${org}, ${made.id}, ${account.id})`;
+      return made;
+    });
     const client = await createClient(sql, org);
 
     const logs: LogLine[] = [];
