@@ -919,6 +919,7 @@ CREATE OR REPLACE FUNCTION public.facts_after_write()
  LANGUAGE plpgsql
  SET enable_mergejoin TO 'off'
  SET work_mem TO '64MB'
+ SET enable_sort TO 'off'
 AS $function$
 declare
   v_accounts uuid[];
