@@ -1,9 +1,10 @@
 // npm run bench -- --only import: loading facts. `readout import` of a file of 500,000 rows, timed as an operator runs
 // it (the CLI's own process), beside PostgreSQL's COPY FROM of the same file into a table of its columns; then a
 // restatement of the last 28 days of every creative; the database's bytes per fact, native and with the report's
-// converted currency; a day of a million creatives, with the CLI's peak memory. Each on a fresh database:
-// PostgreSQL's (DATABASE_URL's server), else an embedded one at a tenth. importGrowth: the growth table's imports.
-import { spawn } from 'node:child_process';
+// converted currency; a day of a million creatives, with the CLI's peak memory; `readout generate`, with and without
+// a converted report, beside the release before the converted rollups. Each on a fresh database: PostgreSQL's
+// (DATABASE_URL's server), else an embedded one at a tenth. importGrowth: the growth table's imports.
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,9 +96,10 @@ const timedImport = (env: Record<string, string>, org: string, file: string) =>
  * A readout command as its own process, as an operator runs it: the seconds it took and its peak memory. (In the
  * bench's own session, after a small generate in it, a generate with converted rollups took five times as long.)
  */
-function timedCli(env: Record<string, string>, argv: string[]): Promise<{ seconds: number; mb: number }> {
+function timedCli(env: Record<string, string>, argv: string[], cwd = '.'): Promise<{ seconds: number; mb: number }> {
   const started = performance.now();
   const child = spawn('node', ['--import', 'tsx', 'src/cli.ts', ...argv], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -130,9 +132,9 @@ async function bytesPerFact(sql: Sql) {
   return { native: native / n, converted: converted / n };
 }
 
-/** A fresh database: on DATABASE_URL's server, or embedded in a folder of its own; dropped after. label: its name's. */
-async function freshDatabase(label = 'import'): Promise<{
-  db: Awaited<ReturnType<typeof openDatabase>>;
+/** An empty database: on DATABASE_URL's server, or an embedded one's folder; dropped after. label: its name's. */
+async function emptyDatabase(label: string): Promise<{
+  open: () => ReturnType<typeof openDatabase>;
   env: Record<string, string>;
   drop: () => Promise<void>;
 }> {
@@ -142,25 +144,37 @@ async function freshDatabase(label = 'import'): Promise<{
     await admin.unsafe(`create database ${name}`);
     const url = new URL(process.env.DATABASE_URL);
     url.pathname = `/${name}`;
-    const db = await openDatabase({ databaseUrl: url.href, poolMode: 'session' });
     return {
-      db,
+      open: () => openDatabase({ databaseUrl: url.href, poolMode: 'session' }),
       env: { DATABASE_URL: url.href },
       drop: async () => {
-        await db.close();
         await admin.unsafe(`drop database if exists ${name} with (force)`);
         await admin.end();
       },
     };
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'readout-bench-import-'));
-  const db = await openDatabase({ dataDir });
+  const dataDir = mkdtempSync(join(tmpdir(), `readout-bench-${label}-`));
+  return {
+    open: () => openDatabase({ dataDir }),
+    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+    drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/** A fresh database, open here: on DATABASE_URL's server, or embedded in a folder of its own; dropped after. */
+async function freshDatabase(label = 'import'): Promise<{
+  db: Awaited<ReturnType<typeof openDatabase>>;
+  env: Record<string, string>;
+  drop: () => Promise<void>;
+}> {
+  const empty = await emptyDatabase(label);
+  const db = await empty.open();
   return {
     db,
-    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+    env: empty.env,
     drop: async () => {
       await db.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await empty.drop();
     },
   };
 }
@@ -199,8 +213,8 @@ async function importBench(days: number) {
 export async function importPart(): Promise<Part> {
   const out = await loadsPart();
   const generated = await generateRates(process.env.DATABASE_URL ? 1 : 0.1);
-  out.rows.push(generated.row);
-  out.targets.push(generated.target);
+  out.rows.push(...generated.rows);
+  out.targets.push(...generated.targets);
   return out;
 }
 
@@ -290,31 +304,62 @@ async function loadsPart(): Promise<Part> {
 }
 
 /**
- * `readout generate` of the bench's shape over 100 days (1M facts, a tenth embedded) into an organization without a
- * report in another currency, and into one whose EUR report covers its accounts (made first, a day of each, so the
- * load keeps converted rollups): the converted rollups' cost on generate. Each on a fresh database, twice, in the
- * order plain, converted, converted, plain, so that neither inherits the other's checkpoints.
+ * The release before the converted rollups (the parent of the commit that added migration 019), checked out in a
+ * folder of its own with its own dependencies: what "generate no slower than before the converted rollups" is
+ * measured against. A string saying why where it cannot be had (no git history here, no registry).
+ */
+function releaseBeforeConvertedRollups(): { dir: string; remove: () => void } | string {
+  const git = (...args: string[]) => spawnSync('git', args, { encoding: 'utf8' });
+  const added = git('log', '-1', '--format=%H', '--diff-filter=A', '--', 'sql/migrations/019_converted_rollups.sql');
+  const commit = added.stdout?.trim();
+  if (added.status !== 0 || !commit) return 'no git history of migration 019 here';
+  const dir = mkdtempSync(join(tmpdir(), 'readout-bench-before-019-'));
+  const remove = () => {
+    git('worktree', 'remove', '--force', dir);
+    rmSync(dir, { recursive: true, force: true });
+    git('worktree', 'prune');
+  };
+  if (git('worktree', 'add', '--detach', dir, `${commit}^`).status !== 0) {
+    remove();
+    return 'git could not check it out';
+  }
+  const installed = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'ignore' });
+  if (installed.status !== 0) {
+    remove();
+    return 'its dependencies could not be installed';
+  }
+  return { dir, remove };
+}
+
+/**
+ * `readout generate` of the bench's shape over 100 days (1M facts, a tenth embedded), each on a fresh database, in
+ * the order before, plain, converted, converted, plain, before, so that none inherits another's checkpoints:
+ * - before: the release before the converted rollups, whose writes a report's currency did not touch;
+ * - plain: today, into an organization without a report in another currency;
+ * - converted: today, into one whose EUR report covers its accounts (made first, a day of each, so the load keeps
+ *   converted rollups).
  */
 export async function generateRates(scale: number) {
-  const shape = (days: number, campaigns: number, creatives: number) =>
-    [
-      '--accounts',
-      '20',
-      '--campaigns',
-      String(campaigns),
-      '--creatives',
-      String(creatives),
-      '--days',
-      String(days),
-    ].concat(['--currencies', 'USD,EUR']);
-  const timed = async (withReport: boolean) => {
+  const creatives = Math.round(10_000 * scale);
+  const counts = (days: number, campaigns: number, creatives: number) => [
+    '--accounts',
+    '20',
+    '--campaigns',
+    String(campaigns),
+    '--creatives',
+    String(creatives),
+    '--days',
+    String(days),
+  ];
+  const load = counts(100, Math.round(2000 * scale), creatives);
+  const today = async (withReport: boolean) => {
     const { db, env, drop } = await freshDatabase('generate');
     const sql = db.sql;
     try {
       await migrate(sql);
       const org = (await cli(sql, ['org', 'create', '--name', 'Generate', '--plan', 'enterprise'])).organizationId;
       if (withReport) {
-        await cli(sql, ['generate', '--org', org, ...shape(1, 20, 20)]);
+        await cli(sql, ['generate', '--org', org, ...counts(1, 20, 20), '--currencies', 'USD,EUR']);
         await sql`insert into reports (organization_id, name, kind, currency, metrics)
           values (${org}, 'Generate bench', 'standard', 'EUR', ${['impressions', 'clicks', 'spend']})`;
         await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
@@ -322,27 +367,67 @@ export async function generateRates(scale: number) {
           join reports r on r.organization_id = a.organization_id where a.organization_id = ${org}`;
       }
       log(`generate, ${withReport ? 'a EUR report' : 'no report currency'}`);
-      const argv = ['generate', '--org', org, ...shape(100, Math.round(2000 * scale), Math.round(10_000 * scale))];
-      return (await timedCli(env, argv)).seconds;
+      return (await timedCli(env, ['generate', '--org', org, ...load, '--currencies', 'USD,EUR'])).seconds;
     } finally {
       await drop();
     }
   };
-  const runs = [await timed(false), await timed(true), await timed(true), await timed(false)];
+  // Its generate has no --currencies: every account is in the organization's currency, which cost it nothing more.
+  const before = async (dir: string) => {
+    const { env, drop } = await emptyDatabase('generate_before');
+    try {
+      const argv = ['--import', 'tsx', 'src/cli.ts', 'org', 'create', '--name', 'Before', '--plan', 'enterprise'];
+      const made = spawnSync('node', [...argv, '--json'], {
+        cwd: dir,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      if (made.status !== 0) throw new Error(`the release before 019: org create: ${made.stderr}`);
+      log('generate, the release before the converted rollups');
+      return (await timedCli(env, ['generate', '--org', JSON.parse(made.stdout).organizationId, ...load], dir)).seconds;
+    } finally {
+      await drop();
+    }
+  };
+  const release = releaseBeforeConvertedRollups();
+  let runs: number[];
+  const beforeRuns: number[] = [];
+  try {
+    if (typeof release !== 'string') beforeRuns.push(await before(release.dir));
+    runs = [await today(false), await today(true), await today(true), await today(false)];
+    if (typeof release !== 'string') beforeRuns.push(await before(release.dir));
+  } finally {
+    if (typeof release !== 'string') release.remove();
+  }
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
   const plainSeconds = (runs[0] + runs[3]) / 2;
   const convertedSeconds = (runs[1] + runs[2]) / 2;
-  const rows = Math.round(10_000 * scale) * 100;
-  const ratio = plainSeconds / convertedSeconds;
+  const rows = creatives * 100;
+  const rate = (seconds: number) => f(rows / seconds);
+  const seconds = (values: number[]) => values.map((r) => f(r, 1)).join(', ');
+  const againstBefore = beforeRuns.length ? mean(beforeRuns) / convertedSeconds : 0;
   return {
-    row:
+    rows: [
       `| readout generate, ${f(rows)} facts: no report currency / a EUR report over them (mean of 2) | ` +
-      `${f(rows / plainSeconds)} / ${f(rows / convertedSeconds)} rows/s | ` +
-      `${f(plainSeconds, 1)} / ${f(convertedSeconds, 1)} s | | |`,
-    target: [
-      'generate with a converted report no slower than without (within 5 %)',
-      `${f(ratio, 2)}× the rate (runs: ${runs.map((r) => f(r, 1)).join(', ')} s)`,
-      ratio >= 0.95,
-    ] as [string, string, boolean],
+        `${rate(plainSeconds)} / ${rate(convertedSeconds)} rows/s | ` +
+        `${f(plainSeconds, 1)} / ${f(convertedSeconds, 1)} s | | |`,
+      beforeRuns.length
+        ? `| the same generate by the release before the converted rollups (mean of 2) | ` +
+          `${rate(mean(beforeRuns))} rows/s | ${f(mean(beforeRuns), 1)} s | | |`
+        : `| the same generate by the release before the converted rollups | not measured: ${release} | | | |`,
+    ],
+    targets: [
+      [
+        'generate with a converted report no slower than the release before the converted rollups (within 5 %)',
+        beforeRuns.length ? `${f(againstBefore, 2)}× its rate (runs: ${seconds(beforeRuns)} s)` : 'not measured',
+        againstBefore >= 0.95,
+      ],
+      [
+        'generate with a converted report within 5 % of one without',
+        `${f(plainSeconds / convertedSeconds, 2)}× the rate (runs: ${seconds(runs)} s)`,
+        plainSeconds / convertedSeconds >= 0.95,
+      ],
+    ] as [string, string, boolean][],
   };
 }
 
