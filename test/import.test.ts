@@ -330,6 +330,24 @@ it('any files, days repeated and out of order, creatives held or not: each key a
   );
 });
 
+it('facts go in key order, a day by account: the rollups read an account-day from a few pages', async ({ t }) => {
+  const org = await createOrg(t.db.sql);
+  // A platform's export: a day at a time, its accounts' creatives interleaved line by line.
+  const lines = [HEADER];
+  for (const day of ['2026-03-02', '2026-03-01']) {
+    for (let c = 0; c < 12; c++) {
+      const account = `A${c % 3}`;
+      lines.push(`${day},meta-ads,${account},Account,USD,C${c % 3},Campaign,K${c},Creative,image,10,1,1,0,0,0,0`);
+    }
+  }
+  assert.is((await importCsv(t, org, lines.join('\n'))).code, 0);
+  const stored = await t.db.sql`select f.ad_account_id, f.day::text as day, f.creative_id
+    from facts f where f.organization_id = ${org} order by f.ctid`;
+  // Lower-case UUIDs and ISO days sort as text as PostgreSQL sorts their values.
+  const keys = stored.map((row) => `${row.ad_account_id} ${row.day} ${row.creative_id}`);
+  assert.equal(keys, [...keys].sort());
+});
+
 it('an account, campaign or creative that facts name cannot be deleted from under them', async ({ t }) => {
   const org = await createOrg(t.db.sql);
   const sql = t.db.sql;
