@@ -8,7 +8,7 @@
 -- so until commit): the other days are plainly inserted, without ON CONFLICT's check and confirmation of every row.
 -- Both parts' rows go in key order: the upsert then walks the key's index in order, and the rows (new, or new
 -- versions) lie together by account and day, where the rollups read them next: a fresh account-day's facts on a few
--- pages instead of one row in twenty on every page of its day (BENCHMARKS.md, "What makes it fast").
+-- pages, not scattered among the other accounts' over every page of that day (BENCHMARKS.md, "What makes it fast").
 -- Returns repeated_days: how many days the repeating creatives give, each counted once.
 -- not null: repeated_days
 with resolved as materialized (
