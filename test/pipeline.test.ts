@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { requestLine, requestLineText } from '../src/http/requestLog.ts';
+import { requestLine, writeRequestLine } from '../src/http/requestLog.ts';
+import { LineBuffer } from '../src/http/logLines.ts';
 import { traceFrom } from '../src/http/trace.ts';
 import { readQuery } from '../src/http/queryParams.ts';
 import { pagingEntries } from '../src/http/paging.ts';
@@ -48,24 +49,36 @@ it("health answered directly (the Node fast path) is the pipeline's answer, log 
   }
 });
 
-it("the hand-written log line is the JSON of the request's line, whatever its strings hold", () => {
+it("the log line written piece by piece is the JSON of the request's line, whatever its strings hold", () => {
   const trace = traceFrom(null);
   const startedAt = Date.UTC(2026, 10, 22, 10, 15, 0, 7);
-  const cases: [string, string, number, Parameters<typeof requestLine>[6]][] = [
-    ['GET', '/v1/health', 200, {}],
-    ['GET', '/v1/health', 503, {}],
-    ['HEAD', '/v1/reports', 200, { clientId: 'rdc_0123456789abcdef', cost: 1 }],
+  const cases: [string, string, number, number, Parameters<typeof requestLine>[6]][] = [
+    ['GET', '/v1/health', 200, 3, {}],
+    ['GET', '/v1/health', 503, 0.25, {}],
+    ['HEAD', '/v1/reports', 200, 30_001, { clientId: 'rdc_0123456789abcdef', cost: 1 }],
     [
       'GET',
       '/v1/reports/%22quoted%22/data',
       500,
-      { clientId: 'rdc_x', cost: 0, error: 'Error: "boom"\n    at \\path\u0001 ünïcode \u2028' },
+      Number.NaN,
+      { clientId: 'rdc_x', cost: 0, error: 'Error: "boom"\n    at \\path\u0001 ünïcode \u2028', standby: 'b"' },
     ],
-    ['UNKNOWN', '/"odd"\\path', 404, { cost: 0 }],
+    ['UNKNOWN', '/"odd"\\path', 404, 7, { cost: 0 }],
+    ['G\uD800T', '/lone\uDC00surrogates\uD83C\uDFAF', 400, 1, { cost: 2 }],
   ];
-  for (const [method, path, status, noted] of cases) {
-    const text = requestLineText(method, path, status, startedAt, 3, trace, noted);
-    assert.is(text, JSON.stringify(requestLine(method, path, status, startedAt, 3, trace, noted)), `${method} ${path}`);
+  // And strings of every kind of character, drawn at random: ASCII, controls, quotes, UTF-8 of 2 to 4 bytes, halves.
+  const alphabet = ['a', 'Z', '/', ' ', '~', '"', '\\', '\n', '\u0000', '\u007f', 'é', '€', '🎯', '\uD800', '\uDC00'];
+  const random = (n: number) =>
+    Array.from({ length: n }, () => alphabet[(Math.random() * alphabet.length) | 0]).join('');
+  for (let i = 0; i < 300; i++) {
+    cases.push(['GET', random(i % 40), 200, i, { clientId: random(i % 7), cost: i % 3, error: random(i % 5) }]);
+  }
+  const out = new LineBuffer();
+  for (const [method, path, status, ms, noted] of cases) {
+    out.used = 0;
+    writeRequestLine(out, method, path, status, startedAt, ms, trace, noted);
+    const expected = JSON.stringify(requestLine(method, path, status, startedAt, ms, trace, noted));
+    assert.is(out.toString(), `${expected}\n`, `${method} ${path}`);
   }
 });
 
