@@ -4,7 +4,7 @@ import { tokenIssuers, tokenVerifier } from './auth/accessTokens.ts';
 import { authenticate, requireScope } from './auth/authenticate.ts';
 import type { Config } from './config.ts';
 import type { Context } from './http/context.ts';
-import type { Admitted, Caller, Charged, Plan, Principal } from './http/caller.ts';
+import { withReads, type Admitted, type Caller, type Charged, type Plan, type Principal } from './http/caller.ts';
 import type { Sql } from './store/database.ts';
 import { requestLogger, type LogLine, type RequestLogger } from './http/requestLog.ts';
 import { requirePlan, requireUnlocked } from './billing/planCheck.ts';
@@ -219,8 +219,8 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, readReport }: S
   const answer = (ctx: Context, charged: Charged, handler: Handler<Admitted>): Answering => {
     refuseUndeclared(ctx);
     const source = reads(ctx);
-    if (source instanceof Promise) return source.then((found) => handler(ctx, { ...charged, reads: found }));
-    return handler(ctx, { ...charged, reads: source });
+    if (source instanceof Promise) return source.then((found) => handler(ctx, withReads(charged, found)));
+    return handler(ctx, withReads(charged, source));
   };
   const chargeOne = (ctx: Context, caller: Caller, handler: Handler<Admitted>): Answering => {
     const charged = charge(ctx, caller, 1);
@@ -242,7 +242,8 @@ function pipelineSteps({ withPrincipal, withPlan, charge, reads, readReport }: S
         readReport(ctx, caller.principal).then((report) =>
           whenReady(charge(ctx, caller, cost(report)), (charged) => {
             refuseUndeclared(ctx);
-            return handler(ctx, { ...charged, reads: report.reads, report });
+            const { principal, plan, reportsVersion } = charged;
+            return handler(ctx, { principal, plan, reportsVersion, reads: report.reads, report });
           }),
         ),
       ) as Answering,

@@ -1,5 +1,5 @@
 // Builds every answer the pipeline gives (answer.ts): JSON, text, bytes, a stream, or nothing.
-import { Answer, type AnswerBody, type AnswerInit } from './answer.ts';
+import { Answer, AnswerHeaders, type AnswerBody, type AnswerInit } from './answer.ts';
 
 export { Answer };
 
@@ -13,10 +13,18 @@ export function json(value: unknown, init: { status?: number; headers?: Record<s
   return jsonText(JSON.stringify(value), init);
 }
 
-/** A JSON answer already written out (kept from an earlier request, say, or its bytes from the database). */
+const NO_INIT: { status?: number; headers?: Record<string, string> } = Object.freeze({});
+
+/**
+ * A JSON answer already written out (kept from an earlier request, say, or its bytes from the database). Its headers
+ * go straight into the answer's list: no object spread for every cheap request.
+ */
 export function jsonText(
   body: string | Uint8Array<ArrayBuffer>,
-  init: { status?: number; headers?: Record<string, string> } = {},
+  init: { status?: number; headers?: Record<string, string> } = NO_INIT,
 ): Answer {
-  return new Answer(body, { status: init.status ?? 200, headers: { 'content-type': JSON_TYPE, ...init.headers } });
+  const headers = new AnswerHeaders();
+  headers.set('content-type', JSON_TYPE);
+  for (const name in init.headers) headers.set(name, init.headers[name]);
+  return new Answer(body, { status: init.status ?? 200, headers });
 }

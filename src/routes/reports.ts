@@ -22,7 +22,9 @@ export function reports() {
   const kept = reportCache();
   return {
     list(ctx: Context, { principal, reads, reportsVersion }: Admitted): Answer | Promise<Answer> {
-      const { organizationId, ...paging } = readQuery(ctx, ReportsQuery);
+      // The parsed query serves as the paging: its rest taken apart would be a new object every request.
+      const paging = readQuery(ctx, ReportsQuery);
+      const { organizationId } = paging;
       // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
         return listPage(reads.sql, 'list-reports', paging, [

@@ -1,6 +1,6 @@
 // The hourly quota (docs/decisions.md §4): fixed UTC-hour windows, charged atomically in PostgreSQL, refunded on 304.
 import type { Context } from '../../http/context.ts';
-import type { Caller, Charged } from '../../http/caller.ts';
+import { chargedCaller, type Caller, type Charged } from '../../http/caller.ts';
 import type { WithSettings, Sql } from '../../store/database.ts';
 import {
   ApiError,
@@ -85,7 +85,7 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
       setStandingHeaders(ctx.headers, leased.budget, leased.used, now);
       ctx.charged = { principal: caller.principal, charge: { window, cost, leased: true } };
       ctx.log.cost = cost;
-      return { ...caller, reportsVersion: leased.reportsVersion };
+      return chargedCaller(caller, leased.reportsVersion);
     },
 
     refund(ctx) {
@@ -144,7 +144,7 @@ function chargedBy(
     case 'ok':
       ctx.charged = { principal: caller.principal, charge: { window, cost } };
       ctx.log.cost = cost;
-      return { ...caller, reportsVersion: row.reportsVersion };
+      return chargedCaller(caller, row.reportsVersion);
     case 'spent':
       throw new ApiError('rate-limit-exceeded', `The subscription's hourly budget of ${row.budget} is spent.`, {
         retryAfterSeconds: secondsToReset(now),
