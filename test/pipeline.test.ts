@@ -54,6 +54,7 @@ it("the log line written piece by piece is the JSON of the request's line, whate
   const startedAt = Date.UTC(2026, 10, 22, 10, 15, 0, 7);
   const cases: [string, string, number, number, Parameters<typeof requestLine>[6]][] = [
     ['GET', '/v1/health', 200, 3, {}],
+    ['GET', '/v1/health', 200, 1_000_000_000, { cost: 12_345 }],
     ['GET', '/v1/health', 503, 0.25, {}],
     ['HEAD', '/v1/reports', 200, 30_001, { clientId: 'rdc_0123456789abcdef', cost: 1 }],
     [
@@ -75,10 +76,12 @@ it("the log line written piece by piece is the JSON of the request's line, whate
   }
   const out = new LineBuffer();
   for (const [method, path, status, ms, noted] of cases) {
+    // Twice: the second line reuses what the first encoded of its strings (RepeatedJson).
     out.used = 0;
     writeRequestLine(out, method, path, status, startedAt, ms, trace, noted);
+    writeRequestLine(out, method, path, status, startedAt, ms, trace, noted);
     const expected = JSON.stringify(requestLine(method, path, status, startedAt, ms, trace, noted));
-    assert.is(out.toString(), `${expected}\n`, `${method} ${path}`);
+    assert.is(out.toString(), `${expected}\n${expected}\n`, `${method} ${path}`);
   }
 });
 

@@ -6,10 +6,26 @@ import { setImmediate } from 'node:timers';
 
 const LINE_BYTES = 64 * 1024;
 
+/** ASCII text encoded once, for a piece of a line that repeats: copied into the buffer as it is. */
+export const piece = (ascii: string): Uint8Array => Buffer.from(ascii, 'latin1');
+
+/** A string's JSON, encoded once and kept while the same string comes again (a busy client's path, say). */
+export class RepeatedJson {
+  private value = '';
+  private encoded = piece('""');
+  of(value: string): Uint8Array {
+    if (value !== this.value) {
+      this.encoded = Buffer.from(JSON.stringify(value));
+      this.value = value;
+    }
+    return this.encoded;
+  }
+}
+
 /**
  * Lines encoded into a buffer as they come, a piece at a time: no string is made for a line, flattened and encoded
- * again at the write. Text of our own (names, digits, hex) is ASCII and copied as it is; a string from outside is
- * written as JSON.stringify writes it.
+ * again at the write. Pieces that repeat are copied in as bytes encoded once; a string from outside is written as
+ * JSON.stringify writes it.
  */
 export class LineBuffer {
   bytes: Buffer = Buffer.allocUnsafe(LINE_BYTES);
@@ -23,13 +39,17 @@ export class LineBuffer {
     this.bytes = grown;
   }
 
+  /** Bytes encoded once (piece, RepeatedJson). */
+  raw(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+
   /** Text the caller knows is ASCII and needs no escaping in JSON. */
   ascii(text: string): void {
     this.reserve(text.length);
-    const { bytes } = this;
-    let at = this.used;
-    for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
-    this.used = at;
+    this.used += this.bytes.write(text, this.used, 'latin1');
   }
 
   /** Any text, as UTF-8. */
@@ -39,29 +59,27 @@ export class LineBuffer {
     this.used += this.bytes.write(text, this.used, 'utf8');
   }
 
-  /** A string as its JSON: printable ASCII without a quote or backslash is copied; anything else JSON.stringify'd. */
+  /** A string as its JSON, as JSON.stringify writes it. */
   json(value: string): void {
-    this.reserve(value.length + 2);
-    const { bytes } = this;
-    const start = this.used;
-    let at = start;
-    bytes[at++] = 34;
-    for (let i = 0; i < value.length; i++) {
-      const c = value.charCodeAt(i);
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
-        this.used = start;
-        this.text(JSON.stringify(value));
-        return;
-      }
-      bytes[at++] = c;
-    }
-    bytes[at++] = 34;
-    this.used = at;
+    this.text(JSON.stringify(value));
   }
 
-  /** A number as its JSON (which has no NaN or Infinity). */
+  /** A number as its JSON (which has no NaN or Infinity); a small whole one digit by digit, with no string made. */
   number(value: number): void {
-    this.ascii(Number.isFinite(value) ? String(value) : 'null');
+    if (!(Number.isInteger(value) && value >= 0 && value < 1e9)) {
+      this.ascii(Number.isFinite(value) ? String(value) : 'null');
+      return;
+    }
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    this.reserve(digits);
+    let at = this.used + digits;
+    this.used = at;
+    let rest = value;
+    do {
+      this.bytes[--at] = 48 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    } while (rest > 0);
   }
 
   /** Ends a line. */
@@ -114,12 +132,20 @@ export function writeLine(line: string): void {
 
 let isoAt = Number.NaN;
 let iso = '';
+let isoBytes = piece('');
 
 /** new Date(ms).toISOString(), kept for the millisecond: requests that start together share the one string. */
 export function isoTime(ms: number): string {
   if (ms !== isoAt) {
     iso = new Date(ms).toISOString();
+    isoBytes = piece(iso);
     isoAt = ms;
   }
   return iso;
+}
+
+/** isoTime's bytes. */
+export function isoTimeBytes(ms: number): Uint8Array {
+  isoTime(ms);
+  return isoBytes;
 }

@@ -1,7 +1,7 @@
 // One JSON log line a request (docs/decisions.md §8): time, method, path, status, ms, clientId, traceId, cost (and the
 // standby that served its reads, when one did).
 import type { Context } from './context.ts';
-import { isoTime, lineBuffer, type LineBuffer } from './logLines.ts';
+import { isoTime, isoTimeBytes, lineBuffer, piece, RepeatedJson, type LineBuffer } from './logLines.ts';
 import type { Trace } from './trace.ts';
 
 export type LogLine = Record<string, unknown>;
@@ -30,6 +30,23 @@ export function requestLine(
   };
 }
 
+const TIME = piece('{"time":"');
+const METHOD = piece('","method":');
+const PATH = piece(',"path":');
+const STATUS = piece(',"status":');
+const MS = piece(',"ms":');
+const CLIENT_ID = piece(',"clientId":');
+const NULL = piece('null');
+// A trace id is 32 hex digits (trace.ts).
+const TRACE_ID = piece(',"traceId":"');
+const COST = piece('","cost":');
+const STANDBY = piece(',"standby":');
+const ERROR = piece(',"error":');
+const END = piece('}');
+const methods = new RepeatedJson();
+const paths = new RepeatedJson();
+const clientIds = new RepeatedJson();
+
 /**
  * requestLine's JSON as JSON.stringify would write it, written into the turn's buffer a piece at a time: a cheap
  * request pays less for it than for an object stringified, or for a line of text encoded at the write.
@@ -44,33 +61,31 @@ export function writeRequestLine(
   trace: Trace,
   noted: Context['log'],
 ): void {
-  out.ascii('{"time":"');
-  out.ascii(isoTime(startedAt));
-  out.ascii('","method":');
-  out.json(method);
-  out.ascii(',"path":');
-  out.json(path);
-  out.ascii(',"status":');
+  out.raw(TIME);
+  out.raw(isoTimeBytes(startedAt));
+  out.raw(METHOD);
+  out.raw(methods.of(method));
+  out.raw(PATH);
+  out.raw(paths.of(path));
+  out.raw(STATUS);
   out.number(status);
-  out.ascii(',"ms":');
+  out.raw(MS);
   out.number(ms);
-  out.ascii(',"clientId":');
-  if (noted.clientId === undefined) out.ascii('null');
-  else out.json(noted.clientId);
-  // A trace id is 32 hex digits (trace.ts).
-  out.ascii(',"traceId":"');
+  out.raw(CLIENT_ID);
+  out.raw(noted.clientId === undefined ? NULL : clientIds.of(noted.clientId));
+  out.raw(TRACE_ID);
   out.ascii(trace.traceId);
-  out.ascii('","cost":');
+  out.raw(COST);
   out.number(noted.cost ?? 0);
   if (noted.standby) {
-    out.ascii(',"standby":');
+    out.raw(STANDBY);
     out.json(noted.standby);
   }
   if (noted.error) {
-    out.ascii(',"error":');
+    out.raw(ERROR);
     out.json(noted.error);
   }
-  out.ascii('}');
+  out.raw(END);
   out.end();
 }
 
