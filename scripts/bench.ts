@@ -142,7 +142,28 @@ async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result
   }
 }
 
-type Load = { rps: number; p50: number; p99: number; errors: number; unexpected: number; peakRss: number };
+/** cpuPerRequest: the server's CPU time (every thread, user and system) over the run, in µs a request. */
+type Load = {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  unexpected: number;
+  peakRss: number;
+  cpuPerRequest: number;
+};
+
+/** A process's CPU time so far, user and system, all its threads, in clock ticks (proc(5): utime, stime). */
+const cpuTicks = (pid: number) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return Number.NaN;
+  }
+};
+/** proc(5)'s clock ticks a second (USER_HZ): 100 on Linux wherever the bench runs. */
+const TICKS_PER_SECOND = 100;
 
 /** autocannon in its own process on the other core. */
 async function load(
@@ -168,6 +189,7 @@ async function load(
   ];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
+  const ticksBefore = cpuTicks(pid);
   const { result, peak } = await peakRss(
     pid,
     () =>
@@ -195,6 +217,7 @@ async function load(
     errors: r.errors + r.timeouts + unfinished,
     unexpected,
     peakRss: peak,
+    cpuPerRequest: (((cpuTicks(pid) - ticksBefore) / TICKS_PER_SECOND) * 1e6) / Math.max(r.requests.total, 1),
   };
   loads.push(measured);
   return measured;
@@ -904,17 +927,27 @@ try {
     const healthRuns: Load[] = [];
     const reportsRuns: Load[] = [];
     const elsewhere = runtimes.map(() => ({ health: [] as Load[], reports: [] as Load[] }));
-    for (let round = 1; round <= rounds; round++) {
+    const [bun, deno] = ['Bun', 'Deno'].map((name) => runtimes.findIndex((r) => r.name === name));
+    const health = (proc: Proc, into: Load[]) => async () =>
+      void into.push(await load(`${proc.url}/v1/health`, proc.pid, 32));
+    const reportsOn = (proc: Proc, into: Load[]) => async () =>
+      void into.push(await load(`${proc.url}/v1/reports`, proc.pid, 32, auth));
+    // Each ratio's two runs back to back, and every other round in the reverse order: the machine's pace drifts within
+    // seconds (BENCHMARKS.md, "The machine"), so runs ten seconds apart made a noisy pair.
+    const round = [
+      async () => void bareRuns.push(await load(`${bare.url}/`, bare.pid, 32)),
+      health(server, healthRuns),
+      ...(bun >= 0 ? [health(runtimes[bun].proc, elsewhere[bun].health)] : []),
+      ...(bun >= 0 ? [reportsOn(runtimes[bun].proc, elsewhere[bun].reports)] : []),
+      reportsOn(server, reportsRuns),
+      ...(deno >= 0 ? [health(runtimes[deno].proc, elsewhere[deno].health)] : []),
+      ...(deno >= 0 ? [reportsOn(runtimes[deno].proc, elsewhere[deno].reports)] : []),
+    ];
+    for (let n = 1; n <= rounds; n++) {
       log(
-        `http round ${round}/${rounds}: bare node:http, /v1/health, /v1/reports${runtimes.map((r) => `, on ${r.name}`).join('')}`,
+        `http round ${n}/${rounds}: bare node:http, /v1/health, /v1/reports${runtimes.map((r) => `, on ${r.name}`).join('')}`,
       );
-      bareRuns.push(await load(`${bare.url}/`, bare.pid, 32));
-      healthRuns.push(await load(`${server.url}/v1/health`, server.pid, 32));
-      reportsRuns.push(await load(`${server.url}/v1/reports`, server.pid, 32, auth));
-      for (const [i, { proc }] of runtimes.entries()) {
-        elsewhere[i].health.push(await load(`${proc.url}/v1/health`, proc.pid, 32));
-        elsewhere[i].reports.push(await load(`${proc.url}/v1/reports`, proc.pid, 32, auth));
-      }
+      for (const run of n % 2 === 1 ? round : [...round].reverse()) await run();
     }
     const each = rounds > 1 ? ` (median of ${rounds} rounds)` : '';
     rows.push(
@@ -951,7 +984,8 @@ try {
       ],
     );
     // Node is what `npm start` runs: within 80 % of Bun's pace on both paths, each round's pair measured back to back.
-    const bun = runtimes.findIndex((r) => r.name === 'Bun');
+    // Beside it, requests per second of the server's CPU time: where one autocannon on one core cannot load Bun to
+    // its full pace, the pace measures autocannon, and this measures the servers.
     if (bun >= 0) {
       for (const [path, ours, theirs] of [
         ['/v1/health', healthRuns, elsewhere[bun].health],
@@ -959,9 +993,11 @@ try {
       ] as const) {
         const ratios = ours.map((r, i) => r.rps / theirs[i].rps);
         const share = median(ratios);
+        const perCpu = median(ours.map((r, i) => theirs[i].cpuPerRequest / r.cpuPerRequest));
+        const cpuNote = Number.isFinite(perCpu) ? `; per CPU-second ${f(perCpu * 100)} %` : '';
         targets.push([
           `${path} on Node ≥ 80 % of Bun`,
-          `${f(share * 100)} %${roundsNote(ratios)}${errorNote(...ours, ...theirs)}`,
+          `${f(share * 100)} %${roundsNote(ratios)}${cpuNote}${errorNote(...ours, ...theirs)}`,
           share >= 0.8 && clean(...ours, ...theirs),
         ]);
       }
