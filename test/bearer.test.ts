@@ -3,6 +3,9 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { testApp, type TestApp } from './support/app.ts';
+import { tokenVerifier, type TokenIssuers } from '../src/auth/accessTokens.ts';
+import type { SigningKeys } from '../src/auth/signingKeys.ts';
+import { AUDIENCE } from '../src/auth/scopes.ts';
 import { bearer, cli, createClient, createOrg, getToken, type Client } from './support/fixtures.ts';
 
 type Ctx = { t: TestApp; org: string; client: Client; token: string };
@@ -199,3 +202,74 @@ it('/v1/me reports allow-list sizes and the nearest secret expiry', async ({ t, 
 });
 
 it.run();
+
+// --- verified tokens kept in memory ------------------------------------------------------------------------------
+
+const kept = suite('verified tokens kept in memory');
+const SECRET = new TextEncoder().encode('a test secret of thirty-two bytes!');
+const ISSUER = 'https://readout.example';
+
+/** A verifier over one key, counting how often a signature is checked (each check looks its key up). */
+function countingVerifier() {
+  const checks = { count: 0 };
+  const keys: SigningKeys = {
+    current: async () => ({ kid: 'k1', secret: SECRET }),
+    find: async (kid) => {
+      checks.count++;
+      return kid === 'k1' ? { kid, secret: SECRET } : undefined;
+    },
+    load: async () => {},
+  };
+  const issuers: TokenIssuers = {
+    own: ISSUER,
+    register: async () => {},
+    load: async () => {},
+    accepts: async (issuer) => issuer === ISSUER,
+  };
+  return { verify: tokenVerifier(keys, issuers), checks };
+}
+
+const tokenExpiring = (expSeconds: number, secret = SECRET) =>
+  new SignJWT({
+    client_id: 'rdc_kept',
+    organization_id: '2f0b5f4e-8a0c-4d4e-9a51-0d6a3f1f2b7c',
+    scope: 'reports:read',
+    report_ids: [],
+    ad_account_ids: [],
+    reports_all: true,
+    ad_accounts_all: true,
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject('rdc_kept')
+    .setIssuedAt(expSeconds - 3600)
+    .setExpirationTime(expSeconds)
+    .sign(secret);
+
+kept('a token that has expired is refused from memory, its signature not checked again on every request', async () => {
+  const { verify, checks } = countingVerifier();
+  const exp = 2_000_000_000;
+  const token = await tokenExpiring(exp);
+  assert.ok(await verify(token, exp * 1000 - 1));
+  for (let i = 0; i < 3; i++) assert.is(await verify(token, exp * 1000 + i), undefined);
+  assert.is(checks.count, 1);
+});
+
+kept('an expired token first seen after its expiry is checked once, then refused from memory', async () => {
+  const { verify, checks } = countingVerifier();
+  const exp = 2_000_000_000;
+  const token = await tokenExpiring(exp);
+  for (let i = 0; i < 3; i++) assert.is(await verify(token, exp * 1000 + 60_000), undefined);
+  assert.is(checks.count, 1);
+});
+
+kept('a token whose signature does not hold is never kept: each one is checked', async () => {
+  const { verify, checks } = countingVerifier();
+  const exp = 2_000_000_000;
+  const token = await tokenExpiring(exp, new TextEncoder().encode('another secret of thirty-two bytes'));
+  for (const now of [exp * 1000 - 1, exp * 1000 + 1, exp * 1000 + 2]) assert.is(await verify(token, now), undefined);
+  assert.is(checks.count, 3);
+});
+
+kept.run();

@@ -1,6 +1,6 @@
 // Access tokens (docs/decisions.md §9): JWTs signed HS256, verified with the algorithm, issuer, audience and expiry
 // pinned.
-import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose';
+import { SignJWT, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import { AUDIENCE, isScope, type Scope } from './scopes.ts';
 import type { SigningKeys } from './signingKeys.ts';
@@ -141,19 +141,33 @@ export function isCanonicalCompact(token: string): boolean {
   return true;
 }
 
+/** A token signed with one of our keys whose exp has passed (ms): it can never come right. */
+class Expired {
+  readonly expiresAt: number;
+  constructor(expiresAt: number) {
+    this.expiresAt = expiresAt;
+  }
+}
+
 /**
  * Verifies a bearer token; undefined for any failure, never saying which (docs/decisions.md §8).
- * Verified tokens are cached until they expire: the signature cannot change, and revocation is checked apart.
+ * Verified tokens are kept: the signature cannot change, and revocation is checked apart. One that has expired stays
+ * kept as refused, so a client retrying with a stale token costs a lookup, not a signature check a request; only a
+ * token our key signed is kept, so no one can fill the cache with tokens of their own making.
  */
 export function tokenVerifier(keys: SigningKeys, issuers: TokenIssuers): TokenVerifier {
-  const cache = new Map<string, Principal>();
+  const cache = new Map<string, Principal | Expired>();
+  const keep = (token: string, kept: Principal | Expired) => {
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(token, kept);
+  };
 
   return async function verifyAccessToken(token, now) {
     const cached = cache.get(token);
-    if (cached) {
-      if (cached.expiresAt > now) return cached;
-      cache.delete(token);
-      return undefined;
+    if (cached !== undefined) {
+      if (cached.expiresAt <= now) return undefined;
+      if (!(cached instanceof Expired)) return cached;
+      // Expired, yet now is before its exp: a clock set back (tests do) has the token checked afresh.
     }
     if (!isCanonicalCompact(token)) return undefined;
     let principal: Principal;
@@ -180,11 +194,13 @@ export function tokenVerifier(keys: SigningKeys, issuers: TokenIssuers): TokenVe
         adAccounts: claims.ad_accounts_all ? 'all' : claims.ad_account_ids,
         expiresAt: claims.exp * 1000,
       };
-    } catch {
+    } catch (error) {
+      // jose checks the signature before the claims: an expired token it names was signed with our key.
+      if (error instanceof errors.JWTExpired && error.claim === 'exp' && typeof error.payload.exp === 'number')
+        keep(token, new Expired(error.payload.exp * 1000));
       return undefined;
     }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(token, principal);
+    keep(token, principal);
     return principal;
   };
 }
