@@ -931,6 +931,9 @@ begin
   elsif tg_op = 'DELETE' then
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
     from (select distinct ad_account_id, day from old_rows) t;
+  elsif current_setting('readout.updates_change', true) = 'on' then
+    select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
+    from (select distinct ad_account_id, day from new_rows) t;
   else
     select array_agg(ad_account_id), array_agg(day) into v_accounts, v_days
     from (

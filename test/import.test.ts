@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { gzipSync } from 'node:zlib';
 import { runCommand } from '../src/cli/run.ts';
+import { query } from '../src/store/queries.ts';
 import fc from 'fast-check';
 import { IMPORT_COLUMNS } from '../src/cli/importFile.ts';
 import { CsvError, readCsv, readCsvStream } from '../src/cli/csv.ts';
@@ -235,6 +236,29 @@ it('an import that restates some days and adds others leaves every rollup as a r
   assert.ok(imported[0].length > 2 && imported[4].length > 2, 'native and converted rollups written');
   const rebuilt = await rebuiltRollupRows(sql, org);
   for (const [i, table] of ROLLUPS.entries()) assert.is(imported[i], rebuilt[i], table);
+});
+
+it("an import's update is taken as changed on its rows' days (044); any other update is paired old with new", async ({
+  t,
+}) => {
+  const org = await createOrg(t.db.sql);
+  assert.is((await importCsv(t, org, FIXTURE_CSV)).code, 0);
+  const stamped = async () =>
+    (
+      await t.db.sql`select w.written_at from fact_writes w join ad_accounts a on a.id = w.ad_account_id
+        where a.organization_id = ${org} and a.external_id = 'M1' and w.day = '2026-01-06'`
+    )[0].written_at as Date;
+  // The same numbers written again, once as any writer would and once as an import says its updates are.
+  const sameNumbers = (asImport: boolean) =>
+    t.db.sql.begin(async (tx) => {
+      if (asImport) await query(tx, 'mark-updates-changing');
+      await tx`update facts set clicks = clicks where organization_id = ${org} and day = '2026-01-06'`;
+    });
+  const loaded = await stamped();
+  await sameNumbers(false);
+  assert.equal(await stamped(), loaded, 'a plain update that changes nothing stamps nothing');
+  await sameNumbers(true);
+  assert.ok((await stamped()).getTime() > loaded.getTime(), "an import's update is not paired again");
 });
 
 /** A line of an import file, over a small world of ids so that keys, days and names repeat. */

@@ -111,6 +111,7 @@ const SHIPPED: Record<string, string> = {
   '041_campaign_spans_from_below': '5420e18806f58941',
   '042_one_facts_trigger': 'a242aa0430bba73b',
   '043_changed_days_hashed': '06e4f98b6e5358ec',
+  '044_update_days_unjoined': '5fb5799533f251e0',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -537,6 +537,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-staging');
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
+    await query(tx, 'mark-updates-changing');
     const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
     const meter = progressMeter(deps.progress, deps.progressEvery ?? 1000);
     await stageFile(tx, file, deps, meter);

@@ -82,6 +82,7 @@ export type QueryName =
   | 'lock-writers'
   | 'mark-fetched'
   | 'mark-organization-fetched'
+  | 'mark-updates-changing'
   | 'rebuild-deferred-rollups'
   | 'refund-quota'
   | 'register-token-issuer'

@@ -329,6 +329,10 @@ export type QueryTypes = {
     params: [string | null, (Date | string) | null];
     row: {  };
   };
+  'mark-updates-changing': {
+    params: [];
+    row: { "set_config": string | null };
+  };
   'rebuild-deferred-rollups': {
     params: [];
     row: { "rebuild_deferred_rollups": string | null };
