@@ -12,6 +12,7 @@ create table ad_accounts (
   connection_status text default 'ok'::text not null,
   last_fetched_at timestamp with time zone,
   constraint ad_accounts_pkey PRIMARY KEY (id),
+  constraint ad_accounts_id_organization_id_key UNIQUE (id, organization_id),
   constraint ad_accounts_organization_id_platform_external_id_key UNIQUE (organization_id, platform, external_id),
   constraint ad_accounts_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
   constraint ad_accounts_connection_status_check CHECK (connection_status = ANY (ARRAY['ok'::text, 'expired'::text, 'permission-lost'::text])),
@@ -45,8 +46,8 @@ create table campaigns (
   status text default 'active'::text not null,
   constraint campaigns_pkey PRIMARY KEY (id),
   constraint campaigns_ad_account_id_external_id_key UNIQUE (ad_account_id, external_id),
-  constraint campaigns_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id),
-  constraint campaigns_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint campaigns_id_organization_id_key UNIQUE (id, organization_id),
+  constraint campaigns_ad_account_in_organization_fkey FOREIGN KEY (ad_account_id, organization_id) REFERENCES ad_accounts(id, organization_id),
   constraint campaigns_status_check CHECK (status = ANY (ARRAY['active'::text, 'paused'::text, 'archived'::text]))
 );
 
@@ -80,8 +81,7 @@ create table creatives (
   format text not null,
   constraint creatives_pkey PRIMARY KEY (id),
   constraint creatives_campaign_id_external_id_key UNIQUE (campaign_id, external_id),
-  constraint creatives_campaign_id_fkey FOREIGN KEY (campaign_id) REFERENCES campaigns(id),
-  constraint creatives_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint creatives_campaign_in_organization_fkey FOREIGN KEY (campaign_id, organization_id) REFERENCES campaigns(id, organization_id),
   constraint creatives_format_check CHECK (format = ANY (ARRAY['image'::text, 'video'::text, 'text'::text, 'carousel'::text]))
 );
 
