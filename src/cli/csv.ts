@@ -5,6 +5,8 @@
 // without a quote (nearly every line of a platform's export) is one String.split (BENCHMARKS.md, "What makes it fast").
 
 export type CsvRecord = { line: number; fields: string[] };
+/** A record without a quote, as its line's text: its fields are `text.split(',')`, for a reader to split or not. */
+export type CsvLine = { line: number; text: string };
 
 export class CsvError extends Error {
   constructor(
@@ -28,6 +30,7 @@ const CR = 13; // \r
  * a record is read from its first line once all of it is here, so a quoted field across pieces is read once.
  */
 class RecordReader {
+  constructor(private readonly keepText = false) {}
   private rest = '';
   /** The line the next record starts on; blank lines count. */
   line = 1;
@@ -38,13 +41,13 @@ class RecordReader {
     return this.line + (this.rest + text).split('\n').length - 1;
   }
 
-  read(piece: string, last: boolean): CsvRecord[] {
+  read(piece: string, last: boolean): (CsvRecord | CsvLine)[] {
     let text = this.rest + piece;
     if (!this.started && text.length > 0) {
       this.started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    const records: CsvRecord[] = [];
+    const records: (CsvRecord | CsvLine)[] = [];
     let at = 0;
     // The next quote in the text, looked for again only once passed: a file with none is searched once.
     let quote = text.indexOf('"');
@@ -56,7 +59,12 @@ class RecordReader {
       if (quote >= 0 && quote < at) quote = text.indexOf('"', at);
       if (quote < 0 || quote >= stop) {
         // No quote on the line: its fields are what the commas part. An empty line is no record.
-        if (stop > at) records.push({ line: this.line, fields: text.slice(at, stop).split(',') });
+        if (stop > at)
+          records.push(
+            this.keepText
+              ? { line: this.line, text: text.slice(at, stop) }
+              : { line: this.line, fields: text.slice(at, stop).split(',') },
+          );
         this.line++;
         at = lineEnd + 1;
         continue;
@@ -137,7 +145,7 @@ class RecordReader {
 
 /** Yields each record of text with the line it starts on; a stray quote is a CsvError naming its line. */
 export function* readCsv(text: string): Generator<CsvRecord> {
-  yield* new RecordReader().read(text, true);
+  yield* new RecordReader().read(text, true) as CsvRecord[];
 }
 
 /** The same, from UTF-8 chunks as they arrive (a file, standard input, gunzip's output), read as they are asked for. */
@@ -148,10 +156,21 @@ export async function* readCsvStream(
 }
 
 /** The records of each chunk together, for a reader whose work a record is less than a step of the loop. */
-export async function* readCsvPieces(
+export function readCsvPieces(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+  // Without keepText every record is split into fields.
+  return pieces(chunks, false) as AsyncGenerator<CsvRecord[]>;
+}
+
+/** The same, each record without a quote left as its line's text (`readout import` splits only what it must). */
+export function readCsvLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+  return pieces(chunks, true);
+}
+
+async function* pieces(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-): AsyncGenerator<CsvRecord[]> {
-  const reader = new RecordReader();
+  keepText: boolean,
+): AsyncGenerator<(CsvRecord | CsvLine)[]> {
+  const reader = new RecordReader(keepText);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (chunk?: Uint8Array) => {
     try {

@@ -2,7 +2,7 @@
 // "Importing platform data"; docs/decisions.md §10).
 import type { Sql } from '../store/database.ts';
 import { factsTransaction } from '../store/factWrites.ts';
-import { CsvError, readCsvPieces, type CsvRecord } from './csv.ts';
+import { CsvError, readCsvLines, type CsvLine, type CsvRecord } from './csv.ts';
 import { query, queryAs, type Queryable } from '../store/queries.ts';
 import { CAMPAIGN_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
 import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
@@ -34,8 +34,9 @@ export const IMPORT_COLUMNS = [
   'video_completions',
 ] as const;
 const OPTIONAL_COLUMNS = ['campaign_status'] as const;
-/** Where the numbers start in IMPORT_COLUMNS. */
+/** Where the numbers start in IMPORT_COLUMNS, and how many there are. */
 const FIRST_NUMBER = 10;
+const NUMBER_COUNT = IMPORT_COLUMNS.length - FIRST_NUMBER;
 
 const FORMATS: readonly string[] = CREATIVE_FORMATS;
 const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
@@ -43,12 +44,21 @@ const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
 const WHOLE = IMPORT_COLUMNS.slice(FIRST_NUMBER).map((name) =>
   ['impressions', 'clicks', 'video_views', 'video_completions'].includes(name),
 );
+const WHOLE_NUMBER = '\\d{1,15}';
+const NUMBER = '\\d{1,15}(\\.\\d{1,6})?';
+/** Each number's pattern, and all of them as a line ends with them in IMPORT_COLUMNS' order. */
+const NUMBER_PATTERNS = WHOLE.map((whole) => new RegExp(`^${whole ? WHOLE_NUMBER : NUMBER}$`));
+const KIND = WHOLE.map((whole) => (whole ? 'whole number' : 'number'));
+const NUMBERS_IN_ORDER = new RegExp(`^${WHOLE.map((whole) => (whole ? WHOLE_NUMBER : NUMBER)).join(',')}$`);
 /** The names' places in IMPORT_COLUMNS, each 1 to 200 characters. */
 const NAMED = [2, 5, 7, 3, 6, 8];
 const BATCH = 5000;
 
-/** A staged fact: its line, its creative's number (Creative.number), its day, then its numbers as the file has them. */
-type Fact = (string | number)[];
+/**
+ * A staged fact: its line, its creative's number (Creative.number), its day, then its numbers as the file has them,
+ * comma-separated (import_rows is copied as CSV: digits, dates and points need no quotes).
+ */
+type Fact = [number, number, string, string];
 
 /**
  * A string of its own: a field split from a line may be a slice of the whole piece of file it was read from, and a
@@ -58,6 +68,8 @@ const own = (text: string) => `${text} `.slice(0, -1);
 
 /** A creative the file names, as its last line has it: what create-import-creatives-staging's table holds. */
 class Creative {
+  /** Its last line's text but for the date and numbers, where the columns allow (Header.named): see stageKnown. */
+  identity: string | undefined;
   /** Its days rose line by line so far; once they do not, a day of it may be given twice. */
   lastDay = '';
   repeats = false;
@@ -111,7 +123,12 @@ class Creative {
 /** A creative as create-import-creatives-staging's table holds it; `repeats` as 't' or 'f'. */
 type StagedCreative = (string | number | null)[];
 
-type Header = { at: number[]; status: number; width: number };
+/**
+ * Where each column is. named: with the date first and the numbers last in IMPORT_COLUMNS' order (a platform's
+ * export), how many fields lie between them, every name, id and code of the line; else undefined.
+ */
+type Header = { at: number[]; status: number; width: number; named: number | undefined };
+const CREATIVE_ID = IMPORT_COLUMNS.indexOf('creative_id');
 
 const fail = (line: number, why: string): never => {
   throw new UsageError(`--file: line ${line}: ${why}`);
@@ -121,6 +138,8 @@ function checkDate(value: string) {
   const d = new Date(`${value}T00:00:00Z`);
   return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
 }
+
+const fieldsOf = (record: CsvRecord | CsvLine) => ('text' in record ? record.text.split(',') : record.fields);
 
 /** The separator a spreadsheet may have saved the header with instead of commas, named as a person reads it. */
 function otherSeparator(header: string): string | undefined {
@@ -155,7 +174,9 @@ function readHeader({ line, fields }: CsvRecord): Header {
     fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add campaign_status`);
   }
   const at = IMPORT_COLUMNS.map((name) => fields.indexOf(name));
-  return { at, status: fields.indexOf('campaign_status'), width: fields.length };
+  const numbersLast = at.slice(FIRST_NUMBER).every((place, i) => place === fields.length - NUMBER_COUNT + i);
+  const named = at[0] === 0 && numbersLast ? fields.length - 1 - NUMBER_COUNT : undefined;
+  return { at, status: fields.indexOf('campaign_status'), width: fields.length, named };
 }
 
 /**
@@ -181,7 +202,7 @@ export class ImportFile {
   private checkedDate = '';
 
   constructor(
-    private readonly pieces: AsyncIterable<CsvRecord[]>,
+    private readonly pieces: AsyncIterable<(CsvRecord | CsvLine)[]>,
     private readonly held = 100_000,
   ) {}
 
@@ -194,11 +215,16 @@ export class ImportFile {
       for await (const records of this.pieces) {
         let from = 0;
         if (!this.header) {
-          this.header = readHeader(records[0]);
+          this.header = readHeader({ line: records[0].line, fields: fieldsOf(records[0]) });
           from = 1;
         }
         const facts: Fact[] = new Array(records.length - from);
-        for (let r = from; r < records.length; r++) facts[r - from] = this.stage(records[r], this.header);
+        for (let r = from; r < records.length; r++) {
+          const record = records[r];
+          facts[r - from] =
+            ('text' in record && this.stageKnown(record, this.header)) ||
+            this.stage(record.line, fieldsOf(record), this.header, !('text' in record));
+        }
         if (facts.length) yield facts;
       }
     } catch (error) {
@@ -229,10 +255,49 @@ export class ImportFile {
   }
 
   /**
+   * A line whose every name, id and code is its creative's last line's, text for text, and whose date an earlier line
+   * had: its numbers checked, the fact staged, without splitting the rest (a platform's export, nearly every line).
+   * Undefined for any other line, or one whose numbers fail: stage() checks it field by field.
+   */
+  private stageKnown({ line, text }: CsvLine, header: Header): Fact | undefined {
+    if (header.named === undefined) return undefined;
+    // The commas after the date and after each named field, the creative id's start and end among them.
+    const idAt = header.at[CREATIVE_ID];
+    const dated = text.indexOf(',');
+    let comma = dated;
+    let idStart = 0;
+    let idEnd = 0;
+    for (let field = 1; field <= header.named; field++) {
+      if (field === idAt) idStart = comma + 1;
+      comma = text.indexOf(',', comma + 1);
+      if (comma < 0) return undefined;
+      if (field === idAt) idEnd = comma;
+    }
+    const date = this.checkedDate;
+    if (dated !== date.length || !text.startsWith(date)) return undefined;
+    const length = comma - dated - 1;
+    let creative = this.creativesById.get(text.slice(idStart, idEnd));
+    while (creative && !(creative.identity?.length === length && text.startsWith(creative.identity, dated + 1)))
+      creative = creative.sameId;
+    const numbers = text.slice(comma + 1);
+    if (!creative || !NUMBERS_IN_ORDER.test(numbers)) return undefined;
+    creative.line = line;
+    this.noteDay(creative, date);
+    return [line, creative.number, date, numbers];
+  }
+
+  private noteDay(creative: Creative, date: string) {
+    if (date > creative.lastDay) creative.lastDay = date;
+    else creative.repeats = true;
+    creative.lines++;
+  }
+
+  /**
    * One line checked; its creative noted (the last line's names win); the fact staged. A line that says of its
    * creative what an earlier line did (nearly every line of a platform's export) has only its date and numbers left.
+   * quoted: the line had a quote, so its text is not its fields joined by commas.
    */
-  private stage({ line, fields }: CsvRecord, header: Header): Fact {
+  private stage(line: number, fields: string[], header: Header, quoted: boolean): Fact {
     if (fields.length !== header.width) fail(line, `has ${fields.length} fields, expected ${header.width}`);
     const { at } = header;
     const date = fields[at[0]];
@@ -247,21 +312,17 @@ export class ImportFile {
       this.checkNames(line, fields, at, status);
       creative = this.creativeOf(line, fields, at, status, creative);
     }
-    if (date > creative.lastDay) creative.lastDay = date;
-    else creative.repeats = true;
-    creative.lines++;
-    const fact: Fact = new Array(3 + IMPORT_COLUMNS.length - FIRST_NUMBER);
-    for (let c = FIRST_NUMBER; c < IMPORT_COLUMNS.length; c++) {
-      const value = fields[at[c]];
-      const whole = WHOLE[c - FIRST_NUMBER];
-      if (!(whole ? /^\d{1,15}$/ : /^\d{1,15}(\.\d{1,6})?$/).test(value))
-        fail(line, `${IMPORT_COLUMNS[c]} "${value}" must be a non-negative ${whole ? 'whole number' : 'number'}`);
-      fact[c - FIRST_NUMBER + 3] = value;
+    this.noteDay(creative, date);
+    const numbers: string[] = new Array(NUMBER_COUNT);
+    for (let n = 0; n < NUMBER_COUNT; n++) {
+      const value = fields[at[FIRST_NUMBER + n]];
+      if (!NUMBER_PATTERNS[n].test(value))
+        fail(line, `${IMPORT_COLUMNS[FIRST_NUMBER + n]} "${value}" must be a non-negative ${KIND[n]}`);
+      numbers[n] = value;
     }
-    fact[0] = line;
-    fact[1] = creative.number;
-    fact[2] = date;
-    return fact;
+    // What stageKnown matches the creative's next lines against: this line's, or nothing after a quoted one.
+    creative.identity = quoted || header.named === undefined ? undefined : fields.slice(1, 1 + header.named).join(',');
+    return [line, creative.number, date, numbers.join(',')];
   }
 
   /** The creative a line names, if it is held. */
@@ -375,17 +436,17 @@ const escapeText = (v: string | number | null) =>
       : v.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 
 /**
- * COPY into a staging table, a line a row. A fact's fields are digits and a date, checked as read:
- * they go as they are; a creative's names are escaped.
+ * COPY into a staging table, a line a row. A fact's fields are digits, points and a date, checked as read: they go
+ * as they are, as CSV; a creative's names are escaped in COPY's text format.
  */
 async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Promise<Sink> {
   const stream = await (table === 'import_rows'
-    ? tx`copy import_rows from stdin`
+    ? tx`copy import_rows from stdin (format csv)`
     : tx`copy import_creatives from stdin`
   ).writable();
   const encode =
     table === 'import_rows'
-      ? (row: unknown[]) => row.join('\t')
+      ? (row: unknown[]) => row.join(',')
       : (row: (string | number | null)[]) => row.map(escapeText).join('\t');
   let failed: unknown;
   stream.on('error', (error) => (failed ??= error));
@@ -418,6 +479,11 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
 
 function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
   let batch: (string | number | null)[][] = [];
+  // A fact's numbers come as one comma-separated text (Fact), a column each here.
+  const row =
+    name === 'stage-import-rows'
+      ? (fact: (string | number | null)[]) => [...fact.slice(0, 3), ...String(fact[3]).split(',')]
+      : (creative: (string | number | null)[]) => creative;
   const flush = async () => {
     if (batch.length === 0) return;
     // One array a staging column.
@@ -427,7 +493,7 @@ function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-crea
   };
   return {
     async add(rows) {
-      for (const row of rows) batch.push(row);
+      for (const added of rows) batch.push(row(added));
       if (batch.length >= BATCH) await flush();
     },
     end: flush,
@@ -538,7 +604,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
     await query(tx, 'mark-updates-changing');
-    const file = new ImportFile(readCsvPieces(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
+    const file = new ImportFile(readCsvLines(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
     const meter = progressMeter(deps.progress, deps.progressEvery ?? 1000);
     await stageFile(tx, file, deps, meter);
     meter.step(`${meter.rows.toLocaleString('en-US')} rows read`, 'writing accounts, campaigns, creatives and facts');
