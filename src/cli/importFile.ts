@@ -274,7 +274,8 @@ export class ImportFile {
       if (field === idAt) idEnd = comma;
     }
     const date = this.checkedDate;
-    if (dated !== date.length || !text.startsWith(date)) return undefined;
+    // No date is checked before the first line: nothing can match it yet, and none must by an empty date.
+    if (date === '' || dated !== date.length || !text.startsWith(date)) return undefined;
     const length = comma - dated - 1;
     let creative = this.creativesById.get(text.slice(idStart, idEnd));
     while (creative && !(creative.identity?.length === length && text.startsWith(creative.identity, dated + 1)))
