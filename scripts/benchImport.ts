@@ -121,9 +121,10 @@ async function bytesPerFact(sql: Sql) {
   const size = async (tables: string[]) =>
     Number((await sql.unsafe(`select ${tables.map((t) => `pg_total_relation_size('${t}')`).join(' + ')} as n`))[0].n);
   const [{ n }] = await sql`select count(*)::int as n from facts`;
-  // The spans (migration 028) keep native and converted rows in one table: shared by their rows.
+  // The spans (migration 046) keep native and converted spans in one table: shared by the creatives they hold.
   const [spans] = await sql`
-    select count(*) filter (where s.currency = a.currency)::float8 / greatest(count(*), 1) as native_share
+    select coalesce(sum(cardinality(s.creative_ids)) filter (where s.currency = a.currency), 0)::float8
+           / greatest(sum(cardinality(s.creative_ids)), 1) as native_share
     from facts_spans s join ad_accounts a on a.id = s.ad_account_id`;
   const spanBytes = await size(['facts_spans', 'facts_campaign_spans']);
   const native = (await size(FACT_TABLES)) + spanBytes * spans.native_share;

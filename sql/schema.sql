@@ -354,18 +354,19 @@ create table facts_spans (
   level smallint not null,
   start date not null,
   currency text not null,
-  creative_id uuid not null,
-  campaign_id uuid not null,
-  organization_id uuid not null,
-  impressions bigint not null,
-  clicks bigint not null,
-  spend double precision,
-  conversions double precision not null,
-  conversion_value double precision,
-  video_views bigint not null,
-  video_completions bigint not null,
-  constraint facts_spans_pkey PRIMARY KEY (ad_account_id, level, start, currency, creative_id)
+  creative_ids uuid[] not null,
+  campaign_ids uuid[] not null,
+  impressions bigint[] not null,
+  clicks bigint[] not null,
+  spend double precision[] not null,
+  conversions double precision[] not null,
+  conversion_value double precision[] not null,
+  video_views bigint[] not null,
+  video_completions bigint[] not null,
+  constraint facts_spans_pkey PRIMARY KEY (ad_account_id, level, start, currency)
 );
+alter table facts_spans alter column creative_ids set statistics 0;
+alter table facts_spans alter column campaign_ids set statistics 0;
 alter table facts_spans alter column impressions set statistics 0;
 alter table facts_spans alter column clicks set statistics 0;
 alter table facts_spans alter column spend set statistics 0;
@@ -1134,22 +1135,24 @@ CREATE OR REPLACE FUNCTION public.month_pieces(p_account uuid, p_month date, p_s
  LANGUAGE sql
  STABLE
 AS $function$
-  select s.organization_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
+  select a.organization_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
          s.conversion_value, s.video_views, s.video_completions
-  from span_pieces(p_month, (p_month + interval '1 month')::date - 1) p
+  from ad_accounts a
+  cross join span_pieces(p_month, (p_month + interval '1 month')::date - 1) p
   cross join lateral (
-    select s.organization_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
-           s.conversion_value, s.video_views, s.video_completions
+    select c.*
     from facts_spans s
+    cross join lateral span_creatives(s) c
     where p.level > 0 and s.ad_account_id = p_account and s.level = p.level and s.start = p.start
       and s.currency = p_target
     union all
-    select f.organization_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
+    select f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
            f.conversion_value * x.factor, f.video_views, f.video_completions
     from (select case when p_source = p_target then 1::float8 else fx_factor(p_source, p_target, p.start) end) x(factor)
     cross join lateral (select * from facts f where f.ad_account_id = p_account and f.day = p.start offset 0) f
     where p.level = 0
   ) s
+  where a.id = p_account
 $function$;
 
 CREATE OR REPLACE FUNCTION public.period_start(p_interval text, p_day date)
@@ -1393,11 +1396,12 @@ begin
         group by t.ad_account_id, t.start
       )
       insert into facts_spans
-      select t.ad_account_id, 2, t.start, s.target, s.creative_id, s.campaign_id, s.organization_id, s.impressions,
-             s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+      select t.ad_account_id, 2, t.start, s.target, array_agg(s.creative_id), array_agg(s.campaign_id),
+             array_agg(s.impressions), array_agg(s.clicks), array_agg(s.spend), array_agg(s.conversions),
+             array_agg(s.conversion_value), array_agg(s.video_views), array_agg(s.video_completions)
       from t
       cross join lateral (
-        select t.targets[k] as target, f.creative_id, f.campaign_id, f.organization_id,
+        select t.targets[k] as target, f.creative_id, f.campaign_id,
                sum(f.impressions) as impressions, sum(f.clicks) as clicks,
                case when count(*) = count(t.factors[k][f.day - t.start + 1])
                  then sum(f.spend * t.factors[k][f.day - t.start + 1]) end as spend,
@@ -1408,38 +1412,47 @@ begin
         from facts f
         cross join generate_subscripts(t.targets, 1) k
         where f.ad_account_id = t.ad_account_id and f.day >= t.start and f.day < t.start + 4
-        group by k, f.creative_id, f.campaign_id, f.organization_id
-      ) s;
+        group by k, f.creative_id, f.campaign_id
+      ) s
+      group by t.ad_account_id, t.start, s.target;
     else
       insert into facts_spans
-      select t.ad_account_id, v_level, t.start, t.target, s.creative_id, s.campaign_id, s.organization_id,
-             s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+      select t.ad_account_id, v_level, t.start, t.target, s.*
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
       cross join lateral (
-        select s.creative_id, s.campaign_id, s.organization_id,
-               sum(s.impressions) as impressions, sum(s.clicks) as clicks,
-               case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
-               case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
-               sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
-        from facts_spans s
-        where s.ad_account_id = t.ad_account_id and s.level = v_below and s.currency = t.target
-          and s.start >= t.start and s.start < t.start + (1 << v_level)
-        group by s.creative_id, s.campaign_id, s.organization_id
+        select array_agg(c.creative_id), array_agg(c.campaign_id), array_agg(c.impressions), array_agg(c.clicks),
+               array_agg(c.spend), array_agg(c.conversions), array_agg(c.conversion_value), array_agg(c.video_views),
+               array_agg(c.video_completions)
+        from (
+          select c.creative_id, c.campaign_id, sum(c.impressions) as impressions, sum(c.clicks) as clicks,
+                 case when count(*) = count(c.spend) then sum(c.spend) end as spend,
+                 sum(c.conversions) as conversions,
+                 case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end as conversion_value,
+                 sum(c.video_views) as video_views, sum(c.video_completions) as video_completions
+          from facts_spans s
+          cross join lateral span_creatives(s) c
+          where s.ad_account_id = t.ad_account_id and s.level = v_below and s.currency = t.target
+            and s.start >= t.start and s.start < t.start + (1 << v_level)
+          group by c.creative_id, c.campaign_id
+        ) c
+        having count(*) > 0
       ) s;
     end if;
     if v_level = 2 then
       insert into facts_campaign_spans
-      select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
+      select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, a.organization_id,
              s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
+      join ad_accounts a on a.id = t.ad_account_id
       cross join lateral (
-        select s.campaign_id, s.organization_id, sum(s.impressions) as impressions, sum(s.clicks) as clicks,
-               case when count(*) = count(s.spend) then sum(s.spend) end as spend, sum(s.conversions) as conversions,
-               case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end as conversion_value,
-               sum(s.video_views) as video_views, sum(s.video_completions) as video_completions
+        select c.campaign_id, sum(c.impressions) as impressions, sum(c.clicks) as clicks,
+               case when count(*) = count(c.spend) then sum(c.spend) end as spend, sum(c.conversions) as conversions,
+               case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end as conversion_value,
+               sum(c.video_views) as video_views, sum(c.video_completions) as video_completions
         from facts_spans s
+        cross join lateral span_creatives(s) c
         where s.ad_account_id = t.ad_account_id and s.level = 2 and s.start = t.start and s.currency = t.target
-        group by s.campaign_id, s.organization_id
+        group by c.campaign_id
       ) s;
     else
       insert into facts_campaign_spans
@@ -1850,16 +1863,16 @@ AS $function$
     cross join pieces p
     where p.level = 0
   )
-  select s.ad_account_id, s.campaign_id, s.creative_id, s.impressions, s.clicks, s.spend, s.conversions,
-         s.conversion_value, s.video_views, s.video_completions
+  select s.ad_account_id, c.campaign_id, c.creative_id, c.impressions, c.clicks, c.spend, c.conversions,
+         c.conversion_value, c.video_views, c.video_completions
   from pieces p, kept k
   cross join lateral (
     select * from facts_spans s
     where s.ad_account_id = any(k.ids) and s.level = p.level and s.start = p.start and s.currency = p_currency
-      and (p_campaigns is null or s.campaign_id = any(p_campaigns))
     offset 0
   ) s
-  where p.level > 0
+  cross join lateral span_creatives(s) c
+  where p.level > 0 and (p_campaigns is null or c.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
          f.conversion_value * x.factor, f.video_views, f.video_completions
@@ -2065,6 +2078,15 @@ begin
   end loop;
   return query select p.level, p.start from span_pieces(v_from, v_to) p;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.span_creatives(s facts_spans)
+ RETURNS TABLE(campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint, spend double precision, conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint)
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  select * from unnest(s.campaign_ids, s.creative_ids, s.impressions, s.clicks, s.spend, s.conversions,
+                       s.conversion_value, s.video_views, s.video_completions)
 $function$;
 
 CREATE OR REPLACE FUNCTION public.span_pieces(p_from date, p_to date)

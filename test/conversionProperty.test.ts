@@ -322,10 +322,10 @@ it('every grouping in any currency equals a per-day conversion of what was loade
         }
       // The spans of migration 028 themselves, per creative and per campaign: each one's sums are those of its days.
       const spanRows = await t.db.sql`
-        select 'creative' as kind, s.level, s.start::text as start, cr.name, s.clicks::float8 as clicks, s.spend,
-               s.conversion_value
-        from facts_spans s join creatives cr on cr.id = s.creative_id
-        where s.organization_id = ${org} and s.currency = ${currency}
+        select 'creative' as kind, s.level, s.start::text as start, cr.name, c.clicks::float8 as clicks, c.spend,
+               c.conversion_value
+        from facts_spans s cross join lateral span_creatives(s) c join creatives cr on cr.id = c.creative_id
+        where cr.organization_id = ${org} and s.currency = ${currency}
         union all
         select 'campaign', s.level, s.start::text, c.name, s.clicks::float8, s.spend, s.conversion_value
         from facts_campaign_spans s join campaigns c on c.id = s.campaign_id

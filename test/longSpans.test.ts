@@ -2,12 +2,11 @@
 // ones a rebuild writes, native and converted, money null where a day has no rate (docs/decisions.md, data model).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runCommand } from '../src/cli/run.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { migrationFiles } from '../src/store/sqlFiles.ts';
-import { freshDatabase, onPostgres, type TestDatabase } from './support/database.ts';
+import { freshDatabase, type TestDatabase } from './support/database.ts';
 import { createOrg } from './support/fixtures.ts';
-import { HEADER } from './support/importFixture.ts';
+import { HEADER, importInto } from './support/importFixture.ts';
 
 const it = suite<{ db: TestDatabase }>('spans of 1,024 days over facts loaded before them');
 it.before(async (ctx) => {
@@ -20,10 +19,10 @@ const day = (n: number) => new Date(FIRST + n * 86_400_000).toISOString().slice(
 
 /** Each level-10 span row, its money rounded past a sum's last bits (the order of a sum may differ). */
 const longSpans = (db: TestDatabase) => db.sql`
-  select 'creative' as kind, ad_account_id::text as account, start::text, currency, creative_id::text as id,
-         impressions::text, clicks::text, round(spend::numeric, 6)::text as spend,
-         round(conversion_value::numeric, 6)::text as value
-  from facts_spans where level = 10
+  select 'creative' as kind, s.ad_account_id::text as account, s.start::text, s.currency, c.creative_id::text as id,
+         c.impressions::text, c.clicks::text, round(c.spend::numeric, 6)::text as spend,
+         round(c.conversion_value::numeric, 6)::text as value
+  from facts_spans s cross join lateral span_creatives(s) c where s.level = 10
   union all
   select 'campaign', ad_account_id::text, start::text, currency, campaign_id::text, impressions::text, clicks::text,
          round(spend::numeric, 6)::text, round(conversion_value::numeric, 6)::text
@@ -48,15 +47,7 @@ it('036 sums the spans of 1,024 days a rebuild would write, in every currency ke
         `${day(d)},meta-ads,${account},Account ${account},${currency},C${account}${d % 2},Campaign ${d % 2},` +
           `K${account}${d % 5},Creative ${d % 5},image,${100 + d},${d % 17},${(d % 40) / 4},1,${(d % 9) / 2},0,0`,
       );
-  const out = await runCommand(['import', '--org', org, '--file', 'facts.csv', '--json'], {
-    sql: db.sql,
-    now: Date.now(),
-    progress: () => {},
-    readStream: async function* () {
-      yield new TextEncoder().encode(lines.join('\n'));
-    },
-    copy: onPostgres,
-  });
+  const out = await importInto(db.sql, org, lines.join('\n'));
   assert.is(out.code, 0, out.stderr);
   await db.sql`insert into fx_rates (currency, day, usd_per_unit)
     select 'EUR', d::date, 1.05 + extract(day from d) / 1000 from generate_series(${day(419)}::date, ${day(700)}::date, interval '1 day') d`;

@@ -1,6 +1,7 @@
 // A small, exactly known data set loaded through the import command: an EUR and a USD account over three days.
 import { runCommand } from '../../src/cli/run.ts';
 import { IMPORT_COLUMNS } from '../../src/cli/importFile.ts';
+import type { Sql } from '../../src/store/database.ts';
 import type { TestApp } from './app.ts';
 import { onPostgres } from './database.ts';
 
@@ -17,9 +18,14 @@ export const FIXTURE_CSV = [
 ].join('\n');
 
 export async function importCsv(t: TestApp, org: string, csv: string) {
+  return importInto(t.db.sql, org, csv, t.clock.now);
+}
+
+/** `readout import` of csv into org, on a database with no app around it. */
+export async function importInto(sql: Sql, org: string, csv: string, now = Date.now()) {
   return runCommand(['import', '--org', org, '--file', 'fixture.csv', '--json'], {
-    sql: t.db.sql,
-    now: t.clock.now,
+    sql,
+    now,
     progress: () => {},
     readStream: async function* () {
       yield new TextEncoder().encode(csv);
