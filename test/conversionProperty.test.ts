@@ -324,7 +324,9 @@ it('every grouping in any currency equals a per-day conversion of what was loade
       const spanRows = await t.db.sql`
         select 'creative' as kind, s.level, s.start::text as start, cr.name, c.clicks::float8 as clicks, c.spend,
                c.conversion_value
-        from facts_spans s cross join lateral span_creatives(s) c join creatives cr on cr.id = c.creative_id
+        from facts_spans s
+        cross join lateral span_creatives(array[s.ad_account_id], s.level, s.start, s.start, s.currency) c
+        join creatives cr on cr.id = c.creative_id
         where cr.organization_id = ${org} and s.currency = ${currency}
         union all
         select 'campaign', s.level, s.start::text, c.name, s.clicks::float8, s.spend, s.conversion_value

@@ -175,8 +175,9 @@ const ROLLUPS = [
 /** A table's rows of org; a span's creatives one row each (046), their order in its arrays aside. */
 const rowsOf = (table: string) =>
   table === 'facts_spans'
-    ? `select s.ad_account_id, s.level, s.start, s.currency, c.* from facts_spans s
-       cross join lateral span_creatives(s) c join ad_accounts a on a.id = s.ad_account_id where a.organization_id = $1`
+    ? `select s.level, s.currency, c.* from facts_spans s
+       cross join lateral span_creatives(array[s.ad_account_id], s.level, s.start, s.start, s.currency) c
+       join ad_accounts a on a.id = s.ad_account_id where a.organization_id = $1`
     : `select * from ${table} where organization_id = $1`;
 /** Each rollup's rows of org, one line of JSON a row, sorted. */
 const rollupRows = (sql: TestApp['db']['sql'], org: string) =>

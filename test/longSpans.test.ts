@@ -22,7 +22,8 @@ const longSpans = (db: TestDatabase) => db.sql`
   select 'creative' as kind, s.ad_account_id::text as account, s.start::text, s.currency, c.creative_id::text as id,
          c.impressions::text, c.clicks::text, round(c.spend::numeric, 6)::text as spend,
          round(c.conversion_value::numeric, 6)::text as value
-  from facts_spans s cross join lateral span_creatives(s) c where s.level = 10
+  from facts_spans s cross join lateral span_creatives(array[s.ad_account_id], s.level, s.start, s.start, s.currency) c
+  where s.level = 10
   union all
   select 'campaign', ad_account_id::text, start::text, currency, campaign_id::text, impressions::text, clicks::text,
          round(spend::numeric, 6)::text, round(conversion_value::numeric, 6)::text

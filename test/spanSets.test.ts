@@ -53,7 +53,8 @@ it('046 keeps every creative sum of every span, one row a span of an account', a
 
   await migrate(db.sql);
   const unpacked = `select ${SPAN}, ${CREATIVE} from (
-      select s.ad_account_id, s.level, s.start, s.currency, c.* from facts_spans s cross join lateral span_creatives(s) c
+      select s.level, s.currency, c.* from facts_spans s
+      cross join lateral span_creatives(array[s.ad_account_id], s.level, s.start, s.start, s.currency) c
     ) s order by 1, 2, 3, 4, 5`;
   assert.equal(await db.sql.unsafe(unpacked), before);
   const [{ rows }] = await db.sql`select count(*)::int as rows from facts_spans`;

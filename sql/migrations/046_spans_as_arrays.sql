@@ -48,14 +48,21 @@ drop table facts_spans;
 alter table facts_span_sets rename to facts_spans;
 alter index facts_span_sets_pkey rename to facts_spans_pkey;
 
--- One span's creatives as rows: what a row of facts_spans held before.
-create function span_creatives(s facts_spans)
-returns table(campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint, spend double precision,
-              conversions double precision, conversion_value double precision, video_views bigint,
-              video_completions bigint)
-language sql immutable parallel safe as $$
-  select * from unnest(s.campaign_ids, s.creative_ids, s.impressions, s.clicks, s.spend, s.conversions,
-                       s.conversion_value, s.video_views, s.video_completions)
+-- The creatives of the spans of p_level starting from p_from to p_to of the accounts, in p_currency, a row each:
+-- what a row of facts_spans held before. The arrays are unpacked side by side in the select list, over the rows as
+-- they are read (a function scan of them all at once, unnest(a, b, ...), kept every element in a tuplestore first
+-- and read spans at a third of the pace).
+create function span_creatives(p_accounts uuid[], p_level integer, p_from date, p_to date, p_currency text)
+returns table(ad_account_id uuid, start date, campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint,
+              spend double precision, conversions double precision, conversion_value double precision,
+              video_views bigint, video_completions bigint)
+language sql stable parallel safe as $$
+  select s.ad_account_id, s.start, unnest(s.campaign_ids), unnest(s.creative_ids), unnest(s.impressions),
+         unnest(s.clicks), unnest(s.spend), unnest(s.conversions), unnest(s.conversion_value), unnest(s.video_views),
+         unnest(s.video_completions)
+  from facts_spans s
+  where s.ad_account_id = any(p_accounts) and s.level = p_level and s.start between p_from and p_to
+    and s.currency = p_currency
 $$;
 
 -- 039's pieces of a month, its spans' creatives unpacked.
@@ -69,11 +76,10 @@ language sql stable as $$
   from ad_accounts a
   cross join span_pieces(p_month, (p_month + interval '1 month')::date - 1) p
   cross join lateral (
-    select c.*
-    from facts_spans s
-    cross join lateral span_creatives(s) c
-    where p.level > 0 and s.ad_account_id = p_account and s.level = p.level and s.start = p.start
-      and s.currency = p_target
+    select c.campaign_id, c.creative_id, c.impressions, c.clicks, c.spend, c.conversions, c.conversion_value,
+           c.video_views, c.video_completions
+    from span_creatives(array[p_account], p.level, p.start, p.start, p_target) c
+    where p.level > 0
     union all
     select f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
            f.conversion_value * x.factor, f.video_views, f.video_completions
@@ -161,10 +167,7 @@ begin
                  sum(c.conversions) as conversions,
                  case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end as conversion_value,
                  sum(c.video_views) as video_views, sum(c.video_completions) as video_completions
-          from facts_spans s
-          cross join lateral span_creatives(s) c
-          where s.ad_account_id = t.ad_account_id and s.level = v_below and s.currency = t.target
-            and s.start >= t.start and s.start < t.start + (1 << v_level)
+          from span_creatives(array[t.ad_account_id], v_below, t.start, t.start + (1 << v_level) - 1, t.target) c
           group by c.creative_id, c.campaign_id
         ) c
         having count(*) > 0
@@ -181,9 +184,7 @@ begin
                case when count(*) = count(c.spend) then sum(c.spend) end as spend, sum(c.conversions) as conversions,
                case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end as conversion_value,
                sum(c.video_views) as video_views, sum(c.video_completions) as video_completions
-        from facts_spans s
-        cross join lateral span_creatives(s) c
-        where s.ad_account_id = t.ad_account_id and s.level = 2 and s.start = t.start and s.currency = t.target
+        from span_creatives(array[t.ad_account_id], 2, t.start, t.start, t.target) c
         group by c.campaign_id
       ) s;
     else
@@ -229,15 +230,10 @@ language sql stable as $$
     cross join pieces p
     where p.level = 0
   )
-  select s.ad_account_id, c.campaign_id, c.creative_id, c.impressions, c.clicks, c.spend, c.conversions,
+  select c.ad_account_id, c.campaign_id, c.creative_id, c.impressions, c.clicks, c.spend, c.conversions,
          c.conversion_value, c.video_views, c.video_completions
   from pieces p, kept k
-  cross join lateral (
-    select * from facts_spans s
-    where s.ad_account_id = any(k.ids) and s.level = p.level and s.start = p.start and s.currency = p_currency
-    offset 0
-  ) s
-  cross join lateral span_creatives(s) c
+  cross join lateral span_creatives(k.ids, p.level, p.start, p.start, p_currency) c
   where p.level > 0 and (p_campaigns is null or c.campaign_id = any(p_campaigns))
   union all
   select f.ad_account_id, f.campaign_id, f.creative_id, f.impressions, f.clicks, f.spend * x.factor, f.conversions,
