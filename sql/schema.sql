@@ -1415,6 +1415,15 @@ begin
       ) s
       group by t.ad_account_id, t.start, s.target;
     else
+      -- A span with one span below it holding facts holds what that one holds: its arrays are copied, not summed
+      -- again (a day of new creatives; the later half of a span, not yet reached).
+      insert into facts_spans
+      select t.ad_account_id, v_level, t.start, t.target, b.creative_ids, b.campaign_ids, b.impressions, b.clicks,
+             b.spend, b.conversions, b.conversion_value, b.video_views, b.video_completions
+      from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
+      join facts_spans b on b.ad_account_id = t.ad_account_id and b.level = v_below and b.currency = t.target
+        and b.start between t.start and t.start + (1 << v_level) - 1
+      where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) = 1;
       insert into facts_spans
       select t.ad_account_id, v_level, t.start, t.target, s.*
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
@@ -1432,7 +1441,8 @@ begin
           group by c.creative_id, c.campaign_id
         ) c
         having count(*) > 0
-      ) s;
+      ) s
+      where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) > 1;
     end if;
     if v_level = 2 then
       insert into facts_campaign_spans
@@ -2067,6 +2077,15 @@ begin
   end loop;
   return query select p.level, p.start from span_pieces(v_from, v_to) p;
 end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.span_children(p_account uuid, p_level integer, p_from date, p_to date, p_currency text)
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE PARALLEL SAFE
+AS $function$
+  select count(*) from facts_spans s
+  where s.ad_account_id = p_account and s.level = p_level and s.start between p_from and p_to and s.currency = p_currency
 $function$;
 
 CREATE OR REPLACE FUNCTION public.span_creatives(p_accounts uuid[], p_level integer, p_from date, p_to date, p_currency text)

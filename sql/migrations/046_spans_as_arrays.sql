@@ -65,6 +65,14 @@ language sql stable parallel safe as $$
     and s.currency = p_currency
 $$;
 
+-- How many spans of p_level starting from p_from to p_to an account has in p_currency.
+create function span_children(p_account uuid, p_level integer, p_from date, p_to date, p_currency text)
+returns bigint
+language sql stable parallel safe as $$
+  select count(*) from facts_spans s
+  where s.ad_account_id = p_account and s.level = p_level and s.start between p_from and p_to and s.currency = p_currency
+$$;
+
 -- 039's pieces of a month, its spans' creatives unpacked.
 create function month_pieces(p_account uuid, p_month date, p_source text, p_target text)
 returns table(organization_id uuid, campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint,
@@ -154,6 +162,15 @@ begin
       ) s
       group by t.ad_account_id, t.start, s.target;
     else
+      -- A span with one span below it holding facts holds what that one holds: its arrays are copied, not summed
+      -- again (a day of new creatives; the later half of a span, not yet reached).
+      insert into facts_spans
+      select t.ad_account_id, v_level, t.start, t.target, b.creative_ids, b.campaign_ids, b.impressions, b.clicks,
+             b.spend, b.conversions, b.conversion_value, b.video_views, b.video_completions
+      from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
+      join facts_spans b on b.ad_account_id = t.ad_account_id and b.level = v_below and b.currency = t.target
+        and b.start between t.start and t.start + (1 << v_level) - 1
+      where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) = 1;
       insert into facts_spans
       select t.ad_account_id, v_level, t.start, t.target, s.*
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
@@ -171,7 +188,8 @@ begin
           group by c.creative_id, c.campaign_id
         ) c
         having count(*) > 0
-      ) s;
+      ) s
+      where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) > 1;
     end if;
     if v_level = 2 then
       insert into facts_campaign_spans
