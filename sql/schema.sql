@@ -2093,12 +2093,18 @@ CREATE OR REPLACE FUNCTION public.span_creatives(p_accounts uuid[], p_level inte
  LANGUAGE sql
  STABLE PARALLEL SAFE
 AS $function$
-  select s.ad_account_id, s.start, unnest(s.campaign_ids), unnest(s.creative_ids), unnest(s.impressions),
-         unnest(s.clicks), unnest(s.spend), unnest(s.conversions), unnest(s.conversion_value), unnest(s.video_views),
-         unnest(s.video_completions)
-  from facts_spans s
-  where s.ad_account_id = any(p_accounts) and s.level = p_level and s.start between p_from and p_to
-    and s.currency = p_currency
+  select c.ad_account_id, c.start, c.campaign_id, c.creative_id, c.impressions, c.clicks, c.spend, c.conversions,
+         c.conversion_value, c.video_views, c.video_completions
+  from (
+    select s.ad_account_id, s.start, unnest(s.campaign_ids) as campaign_id, unnest(s.creative_ids) as creative_id,
+           unnest(s.impressions) as impressions, unnest(s.clicks) as clicks, unnest(s.spend) as spend,
+           unnest(s.conversions) as conversions, unnest(s.conversion_value) as conversion_value,
+           unnest(s.video_views) as video_views, unnest(s.video_completions) as video_completions,
+           generate_series(1, cardinality(s.creative_ids)) as element
+    from facts_spans s
+    where s.ad_account_id = any(p_accounts) and s.level = p_level and s.start between p_from and p_to
+      and s.currency = p_currency
+  ) c
 $function$;
 
 CREATE OR REPLACE FUNCTION public.span_pieces(p_from date, p_to date)
