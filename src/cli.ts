@@ -11,20 +11,54 @@ import { databaseProblem, startupLine } from './serve/startup.ts';
 import { migrate } from './store/migrate.ts';
 
 const argv = process.argv.slice(2);
-const fail = (code: number, message: string) => {
-  process.stderr.write(`readout: ${message}\n`);
+
+// A reader that closes early (`| head`) ends the command quietly with the status SIGPIPE would give it; with nobody
+// left to read standard error, nothing more can be said there.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => process.exit(error.code === 'EPIPE' ? 141 : 1));
+process.stderr.on('error', () => {});
+
+/**
+ * Writes the text and resolves once the stream has handed every byte to the OS: process.exit drops what a pipe's
+ * slow reader has not taken yet. The write's callback is enough on Node and Deno; Bun calls it early, so the stream's
+ * drain is awaited too.
+ */
+function written(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write(text, () => {
+      if (!stream.writableNeedDrain) resolve();
+      else stream.once('drain', resolve);
+    });
+  });
+}
+
+/** Exits once standard output and standard error are whole at their readers. */
+async function exit(code: number, stdout = '', stderr = ''): Promise<never> {
+  await Promise.all([written(process.stdout, stdout), written(process.stderr, stderr)]);
   process.exit(code);
+}
+
+const fail = (code: number, message: string) => exit(code, '', `readout: ${message}\n`);
+
+// Whatever escapes the command is one line, never a stack. postgres.js 3.4.9 throws from a timer when the server goes
+// away mid-write (porsager/postgres#1208): the transaction it was in never committed.
+const escaped = (error: unknown) => {
+  const lost = error instanceof TypeError && /reading 'write'|evaluating 'socket.write'/.test(error.message);
+  void fail(
+    1,
+    lost
+      ? 'failed: the connection to the database closed while the command ran; what it had not committed was rolled back'
+      : `failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 };
+process.on('uncaughtException', escaped);
+process.on('unhandledRejection', escaped);
 
 try {
   // Bad arguments are refused, and help answered, before the database is touched.
   const line = parseCommandLine(argv);
-  if (line.help !== undefined) {
-    process.stdout.write(`${line.help}\n`);
-    process.exit(0);
-  }
+  if (line.help !== undefined) await exit(0, `${line.help}\n`);
 } catch (error) {
-  if (error instanceof UsageError) fail(2, error.message);
+  if (error instanceof UsageError) await fail(2, error.message);
   throw error;
 }
 
@@ -53,7 +87,7 @@ let config: ReturnType<typeof loadConfig> | undefined;
 try {
   config = loadConfig(process.env);
 } catch (error) {
-  if (error instanceof ConfigError) fail(2, error.message);
+  if (error instanceof ConfigError) await fail(2, error.message);
   throw error;
 }
 
@@ -63,10 +97,12 @@ const database = await openDatabase({
   poolMode: config!.poolMode,
 }).catch((error) => {
   const line = startupLine(error) ?? (config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined);
-  if (line) fail(2, line);
+  if (line) return fail(2, line);
   throw error;
 });
 let code = 1;
+let stdout = '';
+let stderr = '';
 try {
   // Migrations take their lock on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
   const direct =
@@ -86,14 +122,12 @@ try {
     readStream,
     copy: Boolean(config!.databaseUrl),
   });
-  process.stdout.write(outcome.stdout);
-  process.stderr.write(outcome.stderr);
-  code = outcome.code;
+  ({ code, stdout, stderr } = outcome);
 } catch (error) {
   const problem = config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined;
   if (problem) code = 2;
-  process.stderr.write(`readout: ${problem ?? `failed: ${error instanceof Error ? error.message : String(error)}`}\n`);
+  stderr = `readout: ${problem ?? `failed: ${error instanceof Error ? error.message : String(error)}`}\n`;
 } finally {
   await database.close();
 }
-process.exit(code);
+await exit(code, stdout, stderr);

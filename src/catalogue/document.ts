@@ -55,6 +55,28 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 export const MAX_ENTRIES = 10_000;
 const MAX_ALIASES = 100;
 
+/** The first words of the file `readout config export` writes (catalogue/export.ts). */
+export const EXPORT_OPENING = '# The catalogue of organization ';
+/**
+ * Its last line. A pipe cut short between two entries leaves valid YAML with reports missing, which `apply --prune`
+ * would delete: a file that opens as an export is applied only when this line closes it.
+ */
+export const EXPORT_CLOSING = '# End of the export: a file that lacks this line was cut short.';
+
+/** An export whose closing line is missing, as a problem on its last line; nothing of it is applied. */
+function cutShort(source: string): Problem | undefined {
+  if (!source.startsWith(EXPORT_OPENING)) return undefined;
+  const lines = source.trimEnd().split('\n');
+  if (lines.at(-1)?.trimEnd() === EXPORT_CLOSING) return undefined;
+  return {
+    path: [],
+    line: lines.length,
+    message:
+      `the file opens as a \`readout config export\` but lacks its closing line "${EXPORT_CLOSING}": it was cut ` +
+      'short (a pipe or a copy that ended early); export it again',
+  };
+}
+
 /** A file past those limits: refused whole, before anything of it is checked or written. */
 export class FileTooLarge extends Error {
   constructor(
@@ -104,6 +126,8 @@ export function readConfig(source: string): ReadFile {
         `apply it in parts`,
     );
   }
+  const cut = cutShort(source);
+  if (cut) return { ok: false, problems: [cut] };
   const lines = new LineCounter();
   // uniqueKeys: a key given twice in one mapping is an error, not a silent last-wins.
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });

@@ -2,6 +2,7 @@
 // applying it changes nothing. Defaults are left out where the file would give the same value.
 import { Document, isScalar, isSeq, visit } from 'yaml';
 import type { Queryable } from '../store/queries.ts';
+import { EXPORT_CLOSING, EXPORT_OPENING } from './document.ts';
 import { DEFAULT_UNIT, type ConfigFile } from './schema.ts';
 import { readStored } from './state.ts';
 
@@ -42,7 +43,7 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
     })) as ConfigFile['reports'],
   };
   const header = [
-    `# The catalogue of organization ${JSON.stringify(name)} (${org}), as \`readout config export\` wrote it;`,
+    `${EXPORT_OPENING}${JSON.stringify(name)} (${org}), as \`readout config export\` wrote it;`,
     '# its JSON Schema is spec/readout-config.schema.json in readout\'s source (docs/commands.md, "Reports as code").',
     `# Change it, then: readout apply --org ${org} --file FILE --dry-run`,
   ];
@@ -53,5 +54,5 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
       if (isSeq(node) && node.items.every((item) => isScalar(item))) node.flow = true;
     },
   });
-  return `${header.join('\n')}\n${doc.toString({ lineWidth: 0, flowCollectionPadding: false })}`;
+  return `${header.join('\n')}\n${doc.toString({ lineWidth: 0, flowCollectionPadding: false })}${EXPORT_CLOSING}\n`;
 }
