@@ -32,6 +32,7 @@ import type { Direct, DirectAnswer, IncomingRequest, Malformed } from './serve/t
 import { signingKeys } from './auth/signingKeys.ts';
 import type { ExclusivePool } from './store/exclusive.ts';
 import { heavyLane } from './report/lane.ts';
+import { writeLine } from './http/logLines.ts';
 import { readResumePoint } from './report/changes.ts';
 import { refuseUndeclared } from './http/declared.ts';
 import type { ReadSource, Reads } from './store/replicas.ts';
@@ -95,7 +96,11 @@ export function createApp(deps: AppDeps): App {
   const settings = sessionSettings({ asyncCommit: true, statementTimeoutMs: SHARED_STATEMENT_TIMEOUT_MS });
   const meter = quota(sql, clock, localSettings(sql, config.poolMode, settings));
   const exclusive = deps.heavy ?? heavyPool(sql, config);
-  const lane = heavyLane(config.heavyPerClient);
+  const lane = heavyLane(
+    config.heavyPerClient,
+    config.downloadStallMs,
+    deps.log ?? ((line) => writeLine(JSON.stringify(line))),
+  );
   const primary: ReadSource = { name: 'primary', sql, heavy: exclusive };
   const reads = standbyReads(primary, config);
   const issuers = tokenIssuers(sql, config.baseUrl);

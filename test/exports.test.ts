@@ -400,8 +400,8 @@ filters(
     const spied = new WeakSet<object>();
     let pool: ExclusivePool | undefined;
     const heavy: ExclusivePool = {
-      async lend(signal) {
-        const lent = await pool!.lend(signal);
+      async lend(signal, owner) {
+        const lent = await pool!.lend(signal, owner);
         if (!spied.has(lent)) {
           spied.add(lent);
           const unsafe = lent.sql.unsafe.bind(lent.sql);

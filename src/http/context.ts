@@ -78,6 +78,8 @@ export class Context {
   rowsSent = 0;
   /** Makes the deadline's signal. */
   readonly signal: () => AbortSignal;
+  /** Set by the heavy lane: a streamed body whose reader takes nothing for `ms` is cut, and `cut` logs it (streamed.ts). */
+  stall: { ms: number; cut(): void } | undefined = undefined;
   /** Set by a route whose body is a stream: the stream says when the answer is over (streamed.ts), not the pipeline. */
   streaming = false;
   /** What to give back once the answer is over: sent, cut or given up (a connection, a client's slot). */

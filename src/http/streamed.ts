@@ -14,34 +14,43 @@ export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array
   const reader = source.getReader();
   let over = false;
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const watch = stallWatch(ctx.stall?.ms ?? 0, () => {
+    ctx.stall?.cut();
+    cut(new Error('the download was cut: its reader took nothing'));
+  });
   const end = () => {
     if (over) return;
     over = true;
+    watch.stop();
     ctx.deadline.removeEventListener('abort', cut);
     ctx.done();
   };
-  function cut() {
+  function cut(reason: unknown = requestTimeout()) {
     try {
-      controller?.error(requestTimeout());
+      controller?.error(reason);
     } catch {}
     reader.cancel().catch(() => {});
     ctx.request.cut?.();
     end();
   }
   if (ctx.deadline.aborted) queueMicrotask(cut);
-  else ctx.deadline.addEventListener('abort', cut, { once: true });
+  else ctx.deadline.addEventListener('abort', () => cut(), { once: true });
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
     },
     async pull(c) {
+      watch.pulled();
       try {
         const next = await reader.read();
         if (over) return;
         if (next.done) {
           c.close();
           end();
-        } else c.enqueue(next.value);
+        } else {
+          c.enqueue(next.value);
+          watch.waiting();
+        }
       } catch (error) {
         if (over) return;
         // A source that fails midway: the transfer is cut, not ended, so the client cannot take it for whole.
@@ -56,6 +65,38 @@ export function streamedResponse(ctx: Context, source: ReadableStream<Uint8Array
     },
   });
   return respond(body, init);
+}
+
+/**
+ * Calls stalled once the body has waited stallMs for its reader to pull again: a download its client stopped reading
+ * holds a heavy connection, which others wait for (docs/decisions.md §13). One timer a download, looked at when it
+ * fires rather than set again for every chunk.
+ */
+function stallWatch(stallMs: number, stalled: () => void) {
+  let since = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const look = () => {
+    timer = undefined;
+    if (since === 0) return;
+    const left = since + stallMs - Date.now();
+    if (left <= 0) stalled();
+    else timer = setTimeout(look, left);
+  };
+  return {
+    waiting() {
+      if (stallMs <= 0) return;
+      since = Date.now();
+      timer ??= setTimeout(look, stallMs);
+    },
+    pulled() {
+      since = 0;
+    },
+    stop() {
+      since = 0;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }
 
 /** The chunks before, then the iterator's, then after, as a stream read at the reader's pace. */

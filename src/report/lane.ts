@@ -6,6 +6,7 @@ import { requestTimeout } from '../http/deadline.ts';
 import type { Lent } from '../store/exclusive.ts';
 import type { Admitted } from '../http/caller.ts';
 import { ApiError } from '../http/problem.ts';
+import type { LogLine } from '../http/requestLog.ts';
 
 export type HeavyLane = {
   /**
@@ -16,7 +17,11 @@ export type HeavyLane = {
   connection(ctx: Context, caller: Admitted): Promise<Lent>;
 };
 
-export function heavyLane(perClient: number): HeavyLane {
+/**
+ * stallMs: a streamed answer whose reader takes nothing this long is cut, its connection given back, and a line
+ * written to log that says so.
+ */
+export function heavyLane(perClient: number, stallMs: number, log: (line: LogLine) => void): HeavyLane {
   const running = new Map<string, number>();
   /** A client already running its limit of heavy requests is refused; otherwise it holds a place until done. */
   function admit(ctx: Context, clientId: string) {
@@ -41,12 +46,24 @@ export function heavyLane(perClient: number): HeavyLane {
   return {
     async connection(ctx, { principal, reads }) {
       admit(ctx, principal.clientId);
+      ctx.stall = {
+        ms: stallMs,
+        cut: () =>
+          log({
+            time: new Date().toISOString(),
+            msg: 'download cut',
+            reason: `its reader took nothing for ${stallMs / 1000} s`,
+            path: ctx.path,
+            clientId: principal.clientId,
+            traceId: ctx.trace.traceId,
+          }),
+      };
       const deadline = ctx.deadline;
       // The standby the request reads from, if it reads from one, lends the connection; otherwise the primary.
       const from = reads.heavy;
       let lent: Lent;
       try {
-        lent = await from.lend(deadline);
+        lent = await from.lend(deadline, principal.organizationId);
       } catch (error) {
         if (deadline.aborted) throw requestTimeout();
         throw error;

@@ -17,6 +17,7 @@ import postgres from 'postgres';
 import { sessionSettings, setLocal, type Sql } from './database.ts';
 import type { PoolMode } from '../config.ts';
 import { query } from './queries.ts';
+import { fairSlots } from './fairSlots.ts';
 
 /** What it takes to open one more connection like those of a pool. */
 export type ConnectionOptions = {
@@ -37,6 +38,8 @@ export type Terminate = (pid: number) => Promise<unknown>;
 export class Lent {
   /** Its backend's process id; null where the server cannot end one (the embedded database: one session for all). */
   pid: number | null | undefined;
+  /** The organization it is lent to, whose place it holds (fairSlots). */
+  owner = '';
   private dead = false;
   /** Set only by finished(): a connection handed out counts as mid-exchange until its holder says otherwise. */
   private idle = false;
@@ -163,8 +166,11 @@ export class Lent {
 }
 
 export type ExclusivePool = {
-  /** A connection of its own for the caller; waits for one while `size` are lent, until signal aborts. */
-  lend(signal: AbortSignal): Promise<Lent>;
+  /**
+   * A connection of its own for the caller, lent to owner (an organization); waits for one while `size` are lent, or
+   * owner holds its share, until signal aborts.
+   */
+  lend(signal: AbortSignal, owner?: string): Promise<Lent>;
   /** clean: its last exchange was read to the end, so the connection is idle; otherwise it is abandoned. */
   giveBack(lent: Lent, clean: boolean): void;
   close(): Promise<void>;
@@ -192,6 +198,7 @@ export function connectionOptionsOf(sql: Sql): ConnectionOptions {
 /**
  * statementTimeoutMs: a server-side bound on each heavy statement (the request deadline and a margin), so a query
  * outlives its request by no more than that even if this process is gone; it replaces the shared pool's shorter one.
+ * perOwner: the most one organization holds at once (docs/decisions.md §13).
  */
 export function exclusivePool(
   connectionOptions: () => ConnectionOptions,
@@ -199,13 +206,13 @@ export function exclusivePool(
   terminate: Terminate,
   statementTimeoutMs: number,
   poolMode: PoolMode | 'auto' = 'session',
+  perOwner = size,
 ): ExclusivePool {
   const pooled = poolMode === 'transaction';
   const settings = sessionSettings({ statementTimeoutMs });
   const beginStatement = `begin; ${setLocal(settings)}; select pg_backend_pid() as pid`;
   const idle: Lent[] = [];
-  const waiting: { resolve(lent: Lent): void; reject(error: unknown): void }[] = [];
-  let lent = 0;
+  const places = fairSlots(size, perOwner);
   let closed = false;
 
   function open(): Lent {
@@ -238,10 +245,12 @@ export function exclusivePool(
     return holder;
   }
 
-  function handOut(): Lent {
-    lent++;
-    for (let next = idle.pop(); next; next = idle.pop()) if (!next.broken) return next.handedOut();
-    return open();
+  function handOut(owner: string): Lent {
+    let connection: Lent | undefined;
+    for (let next = idle.pop(); next && !connection; next = idle.pop()) if (!next.broken) connection = next.handedOut();
+    connection ??= open();
+    connection.owner = owner;
+    return connection;
   }
 
   /** A connection that knows its backend; one that cannot even say so is given back broken. */
@@ -256,40 +265,23 @@ export function exclusivePool(
   }
 
   const pool: ExclusivePool = {
-    async lend(signal) {
+    async lend(signal, owner = '') {
       if (closed) throw new Error('the database is closing');
-      if (lent < size) return ready(handOut());
-      return ready(
-        await new Promise<Lent>((resolve, reject) => {
-          const waiter = {
-            resolve: (l: Lent) => (signal.removeEventListener('abort', giveUp), resolve(l)),
-            reject,
-          };
-          const giveUp = () => {
-            const at = waiting.indexOf(waiter);
-            if (at >= 0) waiting.splice(at, 1);
-            reject(signal.reason ?? new Error('aborted'));
-          };
-          if (signal.aborted) return giveUp();
-          signal.addEventListener('abort', giveUp, { once: true });
-          waiting.push(waiter);
-        }),
-      );
+      await places.acquire(owner, signal);
+      return ready(handOut(owner));
     },
 
     giveBack(connection, clean) {
-      lent--;
       if (!clean || !connection.clean || closed) connection.abandon();
       else idle.push(connection);
-      const next = waiting.shift();
-      if (next) next.resolve(handOut());
+      places.release(connection.owner);
     },
 
-    stats: () => ({ inUse: lent, waiting: waiting.length, size }),
+    stats: () => ({ ...places.stats(), size }),
 
     async close() {
       closed = true;
-      for (const waiter of waiting.splice(0)) waiter.reject(new Error('the database is closing'));
+      places.close(new Error('the database is closing'));
       await Promise.all(idle.splice(0).map((connection) => connection.sql.end({ timeout: 1 }).catch(() => {})));
     },
   };

@@ -9,7 +9,7 @@ import { primaryOnly, replicaReads, type ReadSource, type Reads } from './replic
 /** What the read sources are built from. */
 export type ReadSettings = Pick<
   Config,
-  'replicaUrls' | 'replicaMaxLagMs' | 'poolMode' | 'heavyConnections' | 'requestDeadlineMs'
+  'replicaUrls' | 'replicaMaxLagMs' | 'poolMode' | 'heavyConnections' | 'heavyPerOrganization' | 'requestDeadlineMs'
 >;
 
 /**
@@ -40,5 +40,6 @@ export function heavyPool(sql: Sql, config: ReadSettings): ExclusivePool {
     (pid) => query(sql, 'terminate-backend', [pid]),
     config.requestDeadlineMs + 5000,
     config.poolMode,
+    config.heavyPerOrganization,
   );
 }
