@@ -50,6 +50,11 @@ const EnvSchema = v.object({
   DEMO: v.optional(v.picklist(['on', 'auto', 'off'], 'must be on (or auto) or off')),
   HEAVY_PER_CLIENT: v.optional(positive('requests'), '4'),
   HEAVY_CONNECTIONS: v.optional(positive('connections')),
+  HEAVY_PER_ORGANIZATION: v.optional(positive('connections')),
+  DOWNLOAD_STALL_S: v.optional(positive('seconds'), '10'),
+  HEADERS_TIMEOUT_S: v.optional(positive('seconds'), '10'),
+  KEEP_ALIVE_TIMEOUT_S: v.optional(positive('seconds'), '65'),
+  MAX_CONNECTIONS: v.optional(positive('connections')),
   METRICS_PORT: v.optional(port),
   TLS_CERT_FILE: v.optional(v.string()),
   TLS_KEY_FILE: v.optional(v.string()),
@@ -84,6 +89,12 @@ export type Config = {
   heavyPerClient: number;
   /** Connections for report data and exports, apart from the shared pool: 10 on PostgreSQL, 4 embedded. */
   heavyConnections: number;
+  /** The most of them one organization holds at once: half, rounded up, unless set (docs/decisions.md §13). */
+  heavyPerOrganization: number;
+  /** A streamed answer whose reader takes nothing this long is cut and its connection given back. */
+  downloadStallMs: number;
+  /** When client connections end (docs/operations.md, "Connections"); maxConnections unset: from the file limit. */
+  connections: { headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections?: number };
   /** Prometheus text on GET /metrics of this port (on HOST), apart from the API's; unset: no metrics. */
   metricsPort: number | undefined;
   /** PEM files: with both set the server speaks HTTPS only. */
@@ -141,6 +152,7 @@ export function loadConfig(
       'invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (the embedded database has no pooler)',
     );
   const tls = e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : undefined;
+  const heavyConnections = e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? heavyConnectionsFor(cores, e.HEAVY_PER_CLIENT) : 4);
   const baseUrl = withoutTrailingSlash(
     e.BASE_URL ?? `${tls ? 'https' : 'http'}://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
   );
@@ -161,7 +173,14 @@ export function loadConfig(
     // A production database is never seeded by accident; the embedded one starts with something to read.
     demo: e.DEMO === 'off' || (e.DEMO === undefined && e.DATABASE_URL) ? 'off' : 'auto',
     heavyPerClient: e.HEAVY_PER_CLIENT,
-    heavyConnections: e.HEAVY_CONNECTIONS ?? (e.DATABASE_URL ? heavyConnectionsFor(cores, e.HEAVY_PER_CLIENT) : 4),
+    heavyConnections,
+    heavyPerOrganization: Math.min(heavyConnections, e.HEAVY_PER_ORGANIZATION ?? Math.ceil(heavyConnections / 2)),
+    downloadStallMs: e.DOWNLOAD_STALL_S * 1000,
+    connections: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_S * 1000,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_S * 1000,
+      ...(e.MAX_CONNECTIONS ? { maxConnections: e.MAX_CONNECTIONS } : {}),
+    },
     metricsPort: e.METRICS_PORT,
     tls,
   };

@@ -181,6 +181,7 @@ const server = await step(
         direct: (method, url, header) => app?.direct(method, url, header),
         refuse: (why, method, path) => app?.refuse(why, method, path),
         tls,
+        connections: config.connections,
       },
     ),
   (error) => listenProblem(error, config.host, config.port),

@@ -23,6 +23,9 @@ test('defaults follow docs/decisions.md §2', () => {
     demo: 'auto',
     heavyPerClient: 4,
     heavyConnections: 4,
+    heavyPerOrganization: 2,
+    downloadStallMs: 10_000,
+    connections: { headersTimeoutMs: 10_000, keepAliveTimeoutMs: 65_000 },
     metricsPort: undefined,
     tls: undefined,
   });

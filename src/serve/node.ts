@@ -4,9 +4,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createSecureServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setImmediate } from 'node:timers';
+import { defaultMaxConnections, limitConnections, openFileLimit } from './connections.ts';
 import { createServerAdapter, Response, sendNodeResponse } from '@whatwg-node/server';
 import { Answer, toResponse } from '../http/answer.ts';
-import type { DirectAnswer, IncomingRequest, Malformed, Serve } from './types.ts';
+import type { ConnectionSettings, DirectAnswer, IncomingRequest, Malformed, Serve } from './types.ts';
 
 /**
  * A request header from the raw list, without building req.headers (an object of every header) for it; repeated, its
@@ -221,7 +222,10 @@ function drainRefused(response: Answer, req: IncomingMessage, res: ServerRespons
   });
 }
 
-export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => {
+/** node:http's own, but for the keep-alive, which outlasts a load balancer's 60 s idle timeout. */
+const CONNECTIONS: ConnectionSettings = { headersTimeoutMs: 10_000, keepAliveTimeoutMs: 65_000 };
+
+export const serve: Serve = async (app, { port, host, direct, refuse, tls, connections = CONNECTIONS }) => {
   // The pipeline's own answers, written here.
   const answerOf: AnswerOf = app.answer;
   // Requests with a body (the token endpoint's POST, and anything else that is not GET or HEAD) take whatwg-node's way.
@@ -237,10 +241,25 @@ export const serve: Serve = async (app, { port, host, direct, refuse, tls }) => 
     if (answer) return writeAnswer(res, answer);
     return req.method === 'GET' || req.method === 'HEAD' ? answerBodiless(answerOf, req, res) : adapter(req, res);
   };
-  const server = tls ? createSecureServer({ cert: tls.cert, key: tls.key }, handle) : createServer(handle);
+  // Slow headers are looked for each second rather than node:http's 30 (connectionsCheckingInterval).
+  const server = tls
+    ? createSecureServer(
+        {
+          cert: tls.cert,
+          key: tls.key,
+          handshakeTimeout: connections.headersTimeoutMs,
+          connectionsCheckingInterval: 1000,
+        },
+        handle,
+      )
+    : createServer({ connectionsCheckingInterval: 1000 }, handle);
   // A handshake that fails (plain HTTP on the TLS port, a client refusing our certificate) is that client's affair.
   server.on('tlsClientError', (_error: Error, socket: Socket) => socket.destroy());
-  server.keepAliveTimeout = 65_000;
+  limitConnections(
+    server,
+    { ...connections, maxConnections: connections.maxConnections ?? defaultMaxConnections(openFileLimit()) },
+    tls ? 'secureConnection' : 'connection',
+  );
   // What node:http cannot parse gets a problem document (or nothing, where the connection is already gone) instead of
   // its bare 400 or 431, and the connection is closed: after a broken request nothing more on it can be trusted.
   server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket) => {

@@ -38,7 +38,17 @@ export type Refuse = (why: Malformed, method: string, path: string) => DirectAns
 /** A certificate chain and its private key, PEM: the server speaks HTTPS only. */
 export type Tls = { cert: string; key: string };
 
+/** When connections end (docs/operations.md, "Connections"); maxConnections unset: from the open-file limit. */
+export type ConnectionSettings = { headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections?: number };
+
 export type Serve = (
   app: Handler,
-  options: { port: number; host: string; direct?: Direct; refuse?: Refuse; tls?: Tls },
+  options: {
+    port: number;
+    host: string;
+    direct?: Direct;
+    refuse?: Refuse;
+    tls?: Tls;
+    connections?: ConnectionSettings;
+  },
 ) => Promise<Listening>;
