@@ -79,6 +79,29 @@ it('without --yes nothing is deleted; with it, everything the organization owns,
   assert.match(again.stderr, /no organization/);
 });
 
+it("a deleted organization's live token is 401 invalid-token from the moment the delete commits, never 503", async ({
+  t,
+}) => {
+  const gone = await tenant(t);
+  const { report } = await fixtureReport(t, gone.org);
+  const data = `/v1/reports/${report}/data?dateFrom=2026-01-01&dateTo=2026-01-31&groupBy=campaign`;
+  // Warm: its plan is in memory and its client holds a lease of quota.
+  for (let i = 0; i < 3; i++) assert.is((await t.fetch(data, bearer(gone.token))).status, 200);
+  const done = await run(t, ['org', 'delete', '--org', gone.org, '--yes']);
+  assert.is(done.code, 0, done.stderr);
+  for (let step = 0; step < 4; step++) {
+    for (const path of ['/v1/me', '/v1/reports', data]) {
+      const res = await t.fetch(path, bearer(gone.token));
+      const body = await res.text();
+      assert.ok(res.status < 500, `${path} ${step * 400} ms after the delete: ${res.status} ${body}`);
+      if (res.status === 401) assert.match(JSON.parse(body).type, /invalid-token$/);
+    }
+    t.clock.advance(400);
+  }
+  for (const path of ['/v1/me', '/v1/reports', data])
+    assert.is((await t.fetch(path, bearer(gone.token))).status, 401, path);
+});
+
 it('demo --remove deletes what is left of the demo, and then has nothing to remove', async ({ t, d }) => {
   const first = await run(t, ['demo', '--remove', '--json']);
   assert.is(first.code, 0, first.stderr);

@@ -35,9 +35,10 @@ const REFRESH_AFTER_MS = 1000;
 /** A billing store slower than this counts as unreachable for this refresh. */
 const READ_TIMEOUT_MS = 2000;
 
-type Entry = { plan?: Plan; confirmedAt: number; attemptedAt: number; refreshing?: Promise<void> };
+/** gone: the store answered that the organization does not exist (deleted): its tokens name nobody. */
+type Entry = { plan?: Plan; gone?: boolean; confirmedAt: number; attemptedAt: number; refreshing?: Promise<void> };
 
-export type PlanStanding = { plan?: Plan; state: PlanState };
+export type PlanStanding = { plan?: Plan; state: PlanState; gone?: boolean };
 
 /** An organization's standing: at once, unless a refresh is due or under way, which it waits for. */
 export type Plans = { standing(organizationId: string): PlanStanding | Promise<PlanStanding> };
@@ -51,6 +52,7 @@ export function planCache(read: PlanReader, clock: () => number): Plans {
       try {
         const plan = await withTimeout(read(organizationId), READ_TIMEOUT_MS);
         entry.plan = plan;
+        entry.gone = plan === undefined;
         entry.confirmedAt = entry.attemptedAt;
       } catch {
         // The snapshot stays; its age decides the state.
@@ -70,6 +72,7 @@ export function planCache(read: PlanReader, clock: () => number): Plans {
   function standingOf(entry: Entry): PlanStanding {
     const age = clock() - entry.confirmedAt;
     const state: PlanState = age < HEALTHY_FOR_MS ? 'healthy' : age < SNAPSHOT_FOR_MS ? 'stale' : 'unknown';
+    if (entry.gone) return { state, gone: true };
     return { plan: state === 'unknown' ? undefined : entry.plan, state };
   }
 

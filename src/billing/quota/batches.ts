@@ -63,7 +63,9 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
         );
         // Granted even to a charge that gave up waiting: the units are charged, so they must be spent or refunded.
         leases.settle(organizationId, window, batch, rows);
-        for (let i = 0; i < batch.length; i++) batch[i].settle(rows[i]);
+        // An organization without a subscription (deleted) is one row for the whole batch (charge_quota_leasing).
+        const whole = rows.length === 1 && rows[0].outcome === 'no-subscription' ? rows[0] : undefined;
+        for (let i = 0; i < batch.length; i++) batch[i].settle(whole ?? rows[i]);
       } catch (error) {
         for (const w of batch) w.fail(error);
       }

@@ -156,7 +156,9 @@ function chargedBy(
           'while other clients still have room.',
         { retryAfterSeconds: secondsToReset(now) },
       );
+    // The client revoked, or its organization deleted (it has no subscription): the token names nobody.
     case 'revoked':
+    case 'no-subscription':
       throw invalidToken();
     default:
       throw billingUnavailable();
