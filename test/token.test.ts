@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { REFUSAL_FLOOR_MS } from '../src/routes/token.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { ALL_SCOPES, cli, createClient, createOrg, tokenRequest, type Client } from './support/fixtures.ts';
 
@@ -91,6 +92,21 @@ it('unknown client, wrong secret: the same 401 invalid_client', async ({ t, clie
   assert.is(wrong.status, 401);
   assert.is(unknown.status, 401);
   assert.equal(await wrong.json(), await unknown.json());
+});
+
+it('an unknown client and a wrong secret are both answered no sooner than the refusal floor: no timing oracle', async ({
+  t,
+  client,
+}) => {
+  // A lower bound only: a busy machine makes answers slower, never faster.
+  for (const given of [form(client, { client_secret: 'rds_wrong' }), form({ ...client, clientId: 'rdc_0' })]) {
+    for (let i = 0; i < 3; i++) {
+      const began = performance.now();
+      const res = await t.fetch('/api/connect/token', tokenRequest(given));
+      assert.is(res.status, 401);
+      assert.ok(performance.now() - began >= REFUSAL_FLOOR_MS - 0.5, `${performance.now() - began} ms`);
+    }
+  }
 });
 
 it('a client id holding a NUL character is an unknown client, not a database error', async ({ t, client }) => {
