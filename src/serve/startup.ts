@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { ConfigError } from '../config.ts';
 import { databaseDescription } from '../store/database.ts';
 import { DataDirError } from '../store/embedded.ts';
+import { storageProblem } from '../store/errors.ts';
 
 /** A problem the operator can fix, already worded. */
 export class StartupError extends Error {}
@@ -71,5 +72,7 @@ export function checkPortFree(host: string, port: number): Promise<void> {
 export function startupLine(error: unknown): string | undefined {
   if (error instanceof ConfigError || error instanceof DataDirError || error instanceof StartupError)
     return error.message;
-  return undefined;
+  // A full disk or a folder it may not write, met while preparing the database (migrations, the demo).
+  const storage = storageProblem(error);
+  return storage ? `cannot write the database: ${storage}` : undefined;
 }

@@ -9,6 +9,7 @@ import { connect } from 'node:net';
 import { keepExchangesWhole } from './embeddedQueue.ts';
 import { bundled } from '../bundled.ts';
 import { silent, type Database, type DatabaseOptions } from './database.ts';
+import { errorLine, storageProblem } from './errors.ts';
 
 /** The data folder's problems that stop a start: one line each, for the operator. */
 export class DataDirError extends Error {}
@@ -133,8 +134,9 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
     await release();
     throw options.dataDir
       ? new DataDirError(
-          `DATA_DIR ${options.dataDir} holds no usable database ` +
-            `(${error instanceof Error ? error.message : String(error)})`,
+          storageProblem(error)
+            ? `cannot write the database in DATA_DIR ${options.dataDir}: ${storageProblem(error)}`
+            : `DATA_DIR ${options.dataDir} holds no usable database (${errorLine(error)})`,
         )
       : error;
   }
