@@ -115,7 +115,7 @@ export function createApp(deps: AppDeps): App {
   });
   const { admitted, free, report, principal } = steps;
 
-  const liveness = health(sql);
+  const liveness = health(sql, undefined, { busyIsUp: !config.databaseUrl });
   const orgs = organizations();
   const catalogue = metrics();
   const reportList = reports();

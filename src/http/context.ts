@@ -78,7 +78,7 @@ export class Context {
   rowsSent = 0;
   /** Makes the deadline's signal. */
   readonly signal: () => AbortSignal;
-  /** Set by the heavy lane: a streamed body whose reader takes nothing for `ms` is cut, and `cut` logs it (streamed.ts). */
+  /** Set by the heavy lane: a streamed body whose reader takes nothing for `ms` is cut, and `cut` logs it. */
   stall: { ms: number; cut(): void } | undefined = undefined;
   /** Set by a route whose body is a stream: the stream says when the answer is over (streamed.ts), not the pipeline. */
   streaming = false;

@@ -53,7 +53,7 @@ export function limitConnections(
   const waiting = new WeakMap<Socket, ReturnType<typeof setTimeout>>();
   let open = 0;
 
-  /** Idle again: it must begin its next request within headersTimeoutMs (node:http's own keep-alive may close it first). */
+  /** Idle again: it must begin its next request within ms (node:http's own keep-alive may close it first). */
   const idleFrom = (socket: Socket, ms: number) => {
     if (socket.destroyed) return;
     idle.add(socket);
