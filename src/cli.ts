@@ -1,5 +1,5 @@
 // Operator command line entry: `npm run readout -- COMMAND`, `bun src/cli.ts`, `deno run -A src/cli.ts`.
-import { createReadStream } from 'node:fs';
+import { createReadStream, writeSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import process from 'node:process';
@@ -39,19 +39,23 @@ async function exit(code: number, stdout = '', stderr = ''): Promise<never> {
 
 const fail = (code: number, message: string) => exit(code, '', `readout: ${message}\n`);
 
+const LOST = 'the connection to the database closed while the command ran; what it had not committed was rolled back';
+
 // Whatever escapes the command is one line, never a stack. postgres.js 3.4.9 throws from a timer when the server goes
 // away mid-write (porsager/postgres#1208): the transaction it was in never committed.
 const escaped = (error: unknown) => {
   const lost = error instanceof TypeError && /reading 'write'|evaluating 'socket.write'/.test(error.message);
-  void fail(
-    1,
-    lost
-      ? 'failed: the connection to the database closed while the command ran; what it had not committed was rolled back'
-      : `failed: ${error instanceof Error ? error.message : String(error)}`,
-  );
+  void fail(1, `failed: ${lost ? LOST : error instanceof Error ? error.message : String(error)}`);
 };
 process.on('uncaughtException', escaped);
 process.on('unhandledRejection', escaped);
+// The same bug can leave a query unsettled with nothing left to run: Node then ends the command with exit 13 and no
+// word. It is said here, as the line above says it.
+process.on('exit', (code) => {
+  if (code !== 13 && process.exitCode !== 13) return;
+  writeSync(2, `readout: failed: ${LOST}\n`);
+  process.exitCode = 1;
+});
 
 try {
   // Bad arguments are refused, and help answered, before the database is touched.
@@ -95,6 +99,8 @@ const database = await openDatabase({
   databaseUrl: config!.databaseUrl,
   dataDir: config!.dataDir,
   poolMode: config!.poolMode,
+  holder: 'command',
+  waiting: (line) => process.stderr.write(`readout: ${line}\n`),
 }).catch((error) => {
   const line = startupLine(error) ?? (config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined);
   if (line) return fail(2, line);
@@ -127,7 +133,8 @@ try {
   const problem = config!.databaseUrl ? databaseProblem(error, config!.databaseUrl) : undefined;
   if (problem) code = 2;
   stderr = `readout: ${problem ?? `failed: ${error instanceof Error ? error.message : String(error)}`}\n`;
-} finally {
-  await database.close();
 }
+// The database first: a command piped into this one waits for this one's embedded database, while this one would wait
+// for it to read the output. A database gone mid-command (the embedded server killed) cannot be closed politely.
+await database.close().catch(() => {});
 await exit(code, stdout, stderr);

@@ -25,6 +25,13 @@ export type DatabaseOptions = {
   /** postgres.js pool size. */
   max?: number;
   /**
+   * Embedded only: who opens the folder. A server serves it to other processes on its socket; an operator command
+   * does not (it ends soon, and would cut off whoever it served), so another process waits for it to finish.
+   */
+  holder?: 'server' | 'command';
+  /** Embedded only: told once when the folder is held by an operator command that this open waits for. */
+  waiting?: (line: string) => void;
+  /**
    * The server's writes are quota counters: committing them without waiting for the WAL flush doubles the charges
    * a second. A crash of the database host can lose the last fraction of a second of charges, never admit a call
    * beyond the budget while it runs.

@@ -61,7 +61,11 @@ const alive = (pid: number) => {
  * `readout.lock`, every other talks to the first's socket. A lock left by a process that is gone is taken over; one
  * whose process lives but has no socket yet (it is starting) is waited for.
  */
-export async function claimDataDir(dataDir: string): Promise<{ shared: string } | { release: () => Promise<void> }> {
+export async function claimDataDir(
+  dataDir: string,
+  holder: 'server' | 'command' = 'server',
+  waiting: (line: string) => void = () => {},
+): Promise<{ shared: string } | { release: () => Promise<void> }> {
   try {
     await makeDir(dataDir);
     if (!(await stat(dataDir)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
@@ -71,24 +75,29 @@ export async function claimDataDir(dataDir: string): Promise<{ shared: string } 
       `DATA_DIR ${dataDir} cannot be used (${(error as { code?: string }).code ?? String(error)})`,
     );
   }
-  const deadline = Date.now() + 10_000;
+  let deadline = Date.now() + 10_000;
   for (;;) {
     const shared = await runningSocket(dataDir);
     if (shared) return { shared };
     try {
-      await writeFile(lockFile(dataDir), String(process.pid), { flag: 'wx', mode: 0o600 });
+      await writeFile(lockFile(dataDir), `${process.pid} ${holder}`, { flag: 'wx', mode: 0o600 });
       return { release: () => rm(lockFile(dataDir), { force: true }) };
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code !== 'EEXIST') throw new DataDirError(`DATA_DIR ${dataDir} is not writable (${code ?? String(error)})`);
     }
-    const holder = Number(await readFile(lockFile(dataDir), 'utf8').catch(() => ''));
-    if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || !alive(holder)) {
+    const [pid, role] = (await readFile(lockFile(dataDir), 'utf8').catch(() => '')).split(' ');
+    const held = Number(pid);
+    if (!Number.isInteger(held) || held <= 0 || held === process.pid || !alive(held)) {
       await rm(lockFile(dataDir), { force: true });
       continue;
     }
-    if (Date.now() > deadline)
-      throw new DataDirError(`DATA_DIR ${dataDir} is held by process ${holder}, whose database does not answer`);
+    // An operator command serves no one: it is waited for, however long it runs.
+    if (role === 'command') {
+      if (deadline !== Infinity) waiting(`waiting for process ${held}, an operator command, to finish with ${dataDir}`);
+      deadline = Infinity;
+    } else if (Date.now() > deadline)
+      throw new DataDirError(`DATA_DIR ${dataDir} is held by process ${held}, whose database does not answer`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -151,7 +160,8 @@ export async function openEmbedded(options: DatabaseOptions, release: () => Prom
   await server.start();
   if (socket) {
     await chmod(socket.path, 0o600);
-    await writeFile(socketFile(options.dataDir!), JSON.stringify({ path: socket.path }), { mode: 0o600 });
+    if (options.holder !== 'command')
+      await writeFile(socketFile(options.dataDir!), JSON.stringify({ path: socket.path }), { mode: 0o600 });
   }
   // PGlite runs one query at a time; a small pool keeps the queue short.
   const where = socket

@@ -10,10 +10,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     return postgresPool({ ...options, databaseUrl: options.databaseUrl, poolMode });
   }
   if (options.dataDir) {
-    const claim = await claimDataDir(options.dataDir);
-    if ('shared' in claim) {
+    // A holder that exits between finding its socket and connecting to it (one command piped into another) leaves
+    // the folder free: claimed again.
+    for (let attempt = 1; ; attempt++) {
+      const claim = await claimDataDir(options.dataDir, options.holder, options.waiting);
+      if (!('shared' in claim)) return openEmbedded(options, claim.release);
       // A server already holds this folder: talk to its socket rather than open the files twice.
       const sql = postgres({ path: claim.shared, user: 'postgres', database: 'postgres', max: 1, ...silent });
+      try {
+        await sql`select 1`;
+      } catch (error) {
+        await sql.end({ timeout: 0 }).catch(() => {});
+        const code = (error as { code?: string }).code;
+        if (attempt < 5 && (code === 'ENOENT' || code === 'ECONNREFUSED')) continue;
+        throw error;
+      }
       return {
         sql,
         poolMode: 'session',
@@ -21,7 +32,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         close: () => sql.end({ timeout: 5 }),
       };
     }
-    return openEmbedded(options, claim.release);
   }
   return openEmbedded(options, async () => {});
 }
