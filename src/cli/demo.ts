@@ -194,6 +194,88 @@ async function seedSegments(tx: Queryable, org: string, campaignIds: [string, st
   return segmentIds;
 }
 
+/**
+ * The demo's five reports: accounts `all` are the demo's four, otherwise those named by key; `segments` reads the
+ * demo's segments.
+ */
+const DEMO_REPORTS: {
+  key: string;
+  name: string;
+  kind: string;
+  currency: string;
+  accounts: 'all' | string[];
+  metrics: string[];
+  groupings: string[];
+  segments?: true;
+}[] = [
+  {
+    key: 'cross-channel',
+    name: 'Cross-channel performance',
+    kind: 'standard',
+    currency: 'USD',
+    accounts: 'all',
+    metrics: [
+      'impressions',
+      'clicks',
+      'spend',
+      'conversions',
+      'conversion_value',
+      'ctr',
+      'cpc',
+      'cpm',
+      'cpa',
+      'roas',
+      'engagement_rate',
+    ],
+    groupings: ['total', 'campaign', 'month', 'ad-account', 'creative'],
+  },
+  {
+    key: 'video',
+    name: 'Video performance',
+    kind: 'standard',
+    currency: 'USD',
+    accounts: 'all',
+    metrics: [
+      'impressions',
+      'spend',
+      'video_views',
+      'video_completions',
+      'view_rate',
+      'completion_rate',
+      'cost_per_view',
+    ],
+    groupings: ['total', 'campaign', 'video', 'creative', 'month'],
+  },
+  {
+    key: 'segments',
+    name: 'Segment overview',
+    kind: 'segment',
+    currency: 'USD',
+    accounts: 'all',
+    metrics: ['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpa'],
+    groupings: ['total', 'segment', 'campaign', 'month'],
+    segments: true,
+  },
+  {
+    key: 'monthly',
+    name: 'Monthly spend',
+    kind: 'months',
+    currency: 'USD',
+    accounts: 'all',
+    metrics: ['spend', 'impressions', 'clicks', 'cpc'],
+    groupings: ['total', 'month', 'ad-account'],
+  },
+  {
+    key: 'europe',
+    name: 'Europe in EUR',
+    kind: 'standard',
+    currency: 'EUR',
+    accounts: ['meta', 'linkedin'],
+    metrics: ['impressions', 'clicks', 'spend', 'ctr', 'cpc'],
+    groupings: ['total', 'campaign', 'ad-account', 'month'],
+  },
+];
+
 /** The demo's five reports, and Other Company's one. */
 async function seedReports(
   tx: Queryable,
@@ -202,73 +284,11 @@ async function seedReports(
   accountIds: Record<string, string>,
   segmentIds: string[],
 ) {
-  const ours = ACCOUNTS.map((a) => accountIds[a.key]);
-  const reports: [string, string, string, string, string[], string[], string[], string[]][] = [
-    [
-      'cross-channel',
-      'Cross-channel performance',
-      'standard',
-      'USD',
-      ours,
-      [
-        'impressions',
-        'clicks',
-        'spend',
-        'conversions',
-        'conversion_value',
-        'ctr',
-        'cpc',
-        'cpm',
-        'cpa',
-        'roas',
-        'engagement_rate',
-      ],
-      ['total', 'campaign', 'month', 'ad-account', 'creative'],
-      [],
-    ],
-    [
-      'video',
-      'Video performance',
-      'standard',
-      'USD',
-      ours,
-      ['impressions', 'spend', 'video_views', 'video_completions', 'view_rate', 'completion_rate', 'cost_per_view'],
-      ['total', 'campaign', 'video', 'creative', 'month'],
-      [],
-    ],
-    [
-      'segments',
-      'Segment overview',
-      'segment',
-      'USD',
-      ours,
-      ['impressions', 'clicks', 'spend', 'conversions', 'ctr', 'cpa'],
-      ['total', 'segment', 'campaign', 'month'],
-      segmentIds,
-    ],
-    [
-      'monthly',
-      'Monthly spend',
-      'months',
-      'USD',
-      ours,
-      ['spend', 'impressions', 'clicks', 'cpc'],
-      ['total', 'month', 'ad-account'],
-      [],
-    ],
-    [
-      'europe',
-      'Europe in EUR',
-      'standard',
-      'EUR',
-      [accountIds.meta, accountIds.linkedin],
-      ['impressions', 'clicks', 'spend', 'ctr', 'cpc'],
-      ['total', 'campaign', 'ad-account', 'month'],
-      [],
-    ],
-  ];
   const reportIds: string[] = [];
-  for (const [key, name, kind, currency, accounts, metrics, groupings, segments] of reports) {
+  for (const { key, name, kind, currency, metrics, groupings, ...report } of DEMO_REPORTS) {
+    const accounts =
+      report.accounts === 'all' ? ACCOUNTS.map((a) => accountIds[a.key]) : report.accounts.map((k) => accountIds[k]);
+    const segments = report.segments ? segmentIds : [];
     const id = await demoId(`report:${key}`);
     reportIds.push(id);
     await query(tx, 'demo-add-report', [
