@@ -10,6 +10,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { HEADER, importCsv } from './support/importFixture.ts';
+import { propertyRuns } from './support/property.ts';
 
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY'] as const;
 type Currency = (typeof CURRENCIES)[number];
@@ -371,7 +372,7 @@ it('every grouping in any currency equals a per-day conversion of what was loade
           }
         }
     }),
-    { numRuns: 40, endOnFailure: true },
+    { ...propertyRuns(40, 8), endOnFailure: true },
   );
 });
 

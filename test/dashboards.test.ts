@@ -14,6 +14,7 @@ import { testApp, type TestApp } from './support/app.ts';
 import { csvRecords } from './support/csv.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { fixtureReport, importCsv, HEADER } from './support/importFixture.ts';
+import { propertyRuns } from './support/property.ts';
 
 type Ctx = { t: TestApp; token: string; report: string; euros: string };
 type Row = { dimensions: Record<string, string | null>; metrics: Record<string, number | null> };
@@ -155,7 +156,7 @@ it('a filtered answer is the plain answer filtered, over groupings, intervals an
       assert.equal(filtered.rows, expected, q.toString());
       await sameCells(ctx, q, filtered);
     }),
-    { numRuns: Number(process.env.FUZZ_RUNS) || 30 },
+    propertyRuns(30, 8),
   );
 });
 
@@ -206,7 +207,7 @@ it('a summary is the formulas over the summed rows, never an average, in JSON, C
       close(answer.summary.metrics, rowMetrics(sums, plans), `${q}: ${JSON.stringify(answer)}`);
       await sameCells(ctx, q, answer);
     }),
-    { numRuns: Number(process.env.FUZZ_RUNS) || 30 },
+    propertyRuns(30, 8),
   );
 });
 
@@ -285,7 +286,7 @@ it('a comparison row is the plain answer of the comparison range for the same ke
       if (!sorted) assert.equal(order, main.rows.map(key), `${q}: order`);
       await sameCells(ctx, q, answer);
     }),
-    { numRuns: Number(process.env.FUZZ_RUNS) || 30 },
+    propertyRuns(30, 8),
   );
 });
 

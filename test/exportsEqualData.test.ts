@@ -14,6 +14,7 @@ import { csvRecords } from './support/csv.ts';
 import { bearer, createClient, getToken } from './support/fixtures.ts';
 import { fixtureReport, importCsv, HEADER } from './support/importFixture.ts';
 import { createOrg } from './support/fixtures.ts';
+import { propertyRuns } from './support/property.ts';
 
 type Ctx = { t: TestApp; token: string; report: string; accounts: string[] };
 const it = suite<Ctx>('exports equal the data');
@@ -137,7 +138,7 @@ it('CSV = XLSX = JSON, cell by cell, nulls included, for random parameter sets',
         `${q}: XLSX ${JSON.stringify(sheet)} against ${JSON.stringify(xlsxExpected)}`,
       );
     }),
-    { numRuns: Number(process.env.FUZZ_RUNS) || 40 },
+    propertyRuns(40, 10),
   );
 });
 

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { PROBLEM_TYPES } from '../src/http/problem.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
+import { propertyRuns } from './support/property.ts';
 
 type Ctx = { t: TestApp; d: DemoIds; paths: string[] };
 const it = suite<Ctx>('hostile input');
@@ -90,8 +91,8 @@ const value = fc.oneof(
 const key = fc.oneof(fc.constantFrom(...KNOWN), fc.string({ maxLength: 12 }));
 const params = fc.array(fc.tuple(key, value), { maxLength: 8 });
 
-/** FUZZ_RUNS=5000 npm test -- hostile digs deeper than CI's default run count. */
-const runs = (ci: number) => Number(process.env.FUZZ_RUNS) || ci;
+/** FUZZ_RUNS=5000 npm test -- hostile digs deeper than CI's default run count (test/support/property.ts). */
+const runs = (ci: number) => propertyRuns(ci, ci).numRuns;
 
 const types = new Set(Object.keys(PROBLEM_TYPES));
 
