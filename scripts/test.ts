@@ -8,6 +8,8 @@
 //   npm test                  every file
 //   npm test -- quota http    files whose name contains one of the words
 //   TEST_JOBS=1 npm test      one file at a time
+//   TEST_RUNTIME_NODE=PATH    the files that depend on the runtime (RUNTIME below) run under that Node binary instead
+//                             (.ci/run: the newest LTS in the PostgreSQL pass, the oldest supported in the embedded)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -22,6 +24,26 @@ const DONE = '\u0000done ';
 
 /** Files run again after their worker died of a V8 fatal error: once each. */
 const retried = new Set<string>();
+
+/**
+ * The files whose outcome depends on the runtime that runs them: the HTTP server and its connections, TLS, the
+ * executable, Bun and Deno beside Node, the event loop's turns, real CLI and server processes.
+ */
+const RUNTIME = new Set([
+  'connections.test.ts',
+  'executable.test.ts',
+  'firstStart.test.ts',
+  'heavyTurns.test.ts',
+  'http.test.ts',
+  'lifecycle.test.ts',
+  'logLines.test.ts',
+  'pipes.test.ts',
+  'processes.test.ts',
+  'refusedBody.test.ts',
+  'runtimes.test.ts',
+  'tickShape.test.ts',
+  'tls.test.ts',
+]);
 
 if (process.argv[2] === '--worker') await worker();
 else await main();
@@ -88,18 +110,33 @@ async function main() {
   const templates = mkdtempSync(join(tmpdir(), 'readout-templates-'));
   process.env.READOUT_TEST_TEMPLATES = templates;
   process.on('exit', () => rmSync(templates, { recursive: true, force: true }));
+  // On PostgreSQL, the test databases' templates of this run (test/support/database.ts), dropped at its end.
+  const run = `r${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  process.env.READOUT_TEST_RUN = run;
 
   const startedAt = performance.now();
-  const outcomes = [
-    ...(await runAll(
-      files.filter((f) => !SOLO.has(f)),
-      jobs,
-    )),
-    ...(await runAll(
-      files.filter((f) => SOLO.has(f)),
-      1,
-    )),
-  ];
+  const alternate = process.env.TEST_RUNTIME_NODE;
+  const node = (f: string) => (alternate && RUNTIME.has(f) ? alternate : process.execPath);
+  const outcomes: Outcome[] = [];
+  try {
+    outcomes.push(
+      ...(await runAll(
+        files.filter((f) => !SOLO.has(f)),
+        jobs,
+        node,
+      )),
+      ...(await runAll(
+        files.filter((f) => SOLO.has(f)),
+        1,
+        node,
+      )),
+    );
+  } finally {
+    if (process.env.TEST_DATABASE_URL) {
+      const { dropPostgresTemplates } = await import('../test/support/database.ts');
+      await dropPostgresTemplates(run).catch((error) => console.log(`templates of run ${run} not dropped: ${error}`));
+    }
+  }
 
   let total = 0;
   let passed = 0;
@@ -118,8 +155,9 @@ async function main() {
       broken.push(`${o.file}: exit ${o.exit} after all its tests passed`);
     }
   }
-  const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 5);
+  const slowest = [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10);
   console.log(`\nslowest: ${slowest.map((o) => `${o.file} ${(o.ms / 1000).toFixed(1)} s`).join(', ')}`);
+  if (alternate) console.log(`under ${alternate}: ${outcomes.filter((o) => RUNTIME.has(o.file)).length} files`);
   for (const line of broken) console.log(`FAIL ${line}`);
   // uvu's own closing lines, summed; "Skipped" counts the tests that said why they were skipped (test/support/skip.ts).
   const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
@@ -129,19 +167,30 @@ async function main() {
   process.exitCode = passed === total ? 0 : 1;
 }
 
-/** Runs the queue on `width` workers; a worker that dies fails its file, and a new one takes the rest. */
-async function runAll(queue: string[], width: number): Promise<Outcome[]> {
+/**
+ * Runs the queue on `width` workers, each file under the Node binary node(file) names; a worker takes the files of its
+ * own binary, and one that dies fails its file, and a new one takes the rest.
+ */
+async function runAll(queue: string[], width: number, node: (file: string) => string): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const lane = async () => {
-    while (queue.length > 0) outcomes.push(...(await runWorker(queue)));
+    while (queue.length > 0) {
+      const binary = node(queue[0]);
+      const take = () => {
+        const at = queue.findIndex((f) => node(f) === binary);
+        return at < 0 ? undefined : queue.splice(at, 1)[0];
+      };
+      outcomes.push(...(await runWorker(take, (file) => queue.unshift(file), binary)));
+    }
   };
   await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
   return outcomes;
 }
 
-function runWorker(queue: string[]): Promise<Outcome[]> {
+/** One worker under binary: it runs what take() gives until nothing is left; again() queues a file once more. */
+function runWorker(take: () => string | undefined, again: (file: string) => void, binary: string): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/test.ts', '--worker'], {
+  const child = spawn(binary, ['--import', 'tsx', 'scripts/test.ts', '--worker'], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: process.env,
   });
@@ -149,7 +198,7 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
   let output = '';
   let startedAt = 0;
   const next = () => {
-    file = queue.shift() ?? '';
+    file = take() ?? '';
     output = '';
     startedAt = performance.now();
     if (file) child.stdin.write(`${file}\n`);
@@ -171,7 +220,7 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
     });
   };
   let pending = '';
-  const take = (chunk: string) => {
+  const read = (chunk: string) => {
     pending += chunk;
     for (let at = pending.indexOf(DONE); at !== -1; at = pending.indexOf(DONE)) {
       const end = pending.indexOf('\n', at);
@@ -193,7 +242,7 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
     output += cut === -1 ? pending : pending.slice(0, cut);
     pending = cut === -1 ? '' : pending.slice(cut);
   };
-  child.stdout.setEncoding('utf8').on('data', take);
+  child.stdout.setEncoding('utf8').on('data', read);
   child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
   next();
   return new Promise((resolve) => {
@@ -206,7 +255,7 @@ function runWorker(queue: string[]): Promise<Outcome[]> {
         process.stdout.write(
           `\n=== ${file}: the runtime crashed (V8 fatal error, below); run again once\n${output.trimEnd()}\n`,
         );
-        queue.unshift(file);
+        again(file);
       } else if (file) finish(exit ?? 1);
       resolve(outcomes);
     });

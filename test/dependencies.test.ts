@@ -24,14 +24,18 @@ test('the Node README names is what CI proves: engines.node, its oldest run, and
   assert.ok(floor, pkg.engines.node);
   assert.ok(Number(floor![1]) >= 22, pkg.engines.node);
   const ci = readFileSync('.ci/run', 'utf8');
-  // .ci/run installs the floor engines.node names and runs everything on it, and the suite again on the newest LTS.
+  // .ci/run installs the floor engines.node names and runs everything on it, and the runtime's files on the newest LTS.
   assert.match(ci, /oldest=\$\(sed -nE .*package\.json\)/);
   const lts = /^lts=(\d+)$/m.exec(ci)?.[1];
   assert.ok(lts, '.ci/run names the LTS line it runs');
   const readme = readFileSync('README.md', 'utf8');
   const [major, minor] = [floor![1], floor![2]];
   assert.ok(readme.includes(`Node.js ${major}.${minor} or later`), 'README names the floor');
-  assert.ok(readme.includes(`CI runs the suite on ${major}.${minor} and on ${lts}`), 'README names what CI runs');
+  assert.ok(
+    readme.includes(`CI runs the suite on ${major}.${minor}, and the files that depend on the runtime on ${lts}`),
+    'README names what CI runs',
+  );
+  assert.match(ci, /TEST_RUNTIME_NODE="\$lts_bin\/node"/, 'the runtime files run under the LTS');
 });
 
 test('an answer keeps its headers as the flat list node:http takes, and becomes the same Fetch Response', async () => {

@@ -24,11 +24,11 @@ function randomName() {
   return `readout_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** A new empty database on the test server, dropped by the returned drop(). */
-export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A new database on the test server, empty or a copy of template, dropped by the returned drop(). */
+export async function freshDatabaseUrl(template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
   const name = randomName();
-  await admin.unsafe(`create database ${name}`);
+  await admin.unsafe(`create database ${name}${template ? ` template ${template}` : ''}`);
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
   return {
@@ -45,9 +45,10 @@ export type FreshOptions = { migrated?: boolean; max?: number; demoAt?: number }
 
 export async function freshDatabase(options: FreshOptions = {}): Promise<TestDatabase> {
   if (!onPostgres) return embeddedDatabase(options);
-  const fresh = await freshDatabaseUrl();
+  const template = options.migrated === false ? undefined : await postgresTemplate(options);
+  const fresh = await freshDatabaseUrl(template?.name);
   const database = await openDatabase({ databaseUrl: fresh.url, max: options.max });
-  const demo = await prepare(database, options);
+  const demo = template ? template.demo : await prepare(database, options);
   return {
     ...database,
     url: fresh.url,
@@ -65,6 +66,58 @@ async function prepare(database: Database, options: FreshOptions): Promise<Recor
   await migrate(database.sql);
   if (options.demoAt === undefined) return undefined;
   return cli(database.sql, ['demo'], options.demoAt);
+}
+
+/**
+ * On PostgreSQL a test database is a copy (CREATE DATABASE … TEMPLATE) of one migrated, and seeded as options ask,
+ * once a run: npm test names the run (READOUT_TEST_RUN) and drops its templates at the end; a file run alone makes
+ * its own, named for its process, and leaves them. The first process to need one makes it under an advisory lock.
+ */
+async function postgresTemplate(options: FreshOptions): Promise<{ name: string; demo?: Record<string, string> }> {
+  const run = process.env.READOUT_TEST_RUN ?? `p${process.pid}`;
+  const name = `readout_template_${run}_${options.demoAt === undefined ? 'migrated' : `demo_${options.demoAt}`}`;
+  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  try {
+    return await admin.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(hashtext(${name}))`;
+      const [made] =
+        await tx`select shobj_description(oid, 'pg_database') as demo from pg_database where datname = ${name}`;
+      if (made?.demo) return { name, demo: JSON.parse(made.demo) ?? undefined };
+      // CREATE DATABASE cannot run in a transaction: another connection makes it while this one holds the lock.
+      const maker = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+      try {
+        if (made) await maker.unsafe(`drop database ${name} with (force)`);
+        await maker.unsafe(`create database ${name}`);
+        const url = new URL(process.env.TEST_DATABASE_URL!);
+        url.pathname = `/${name}`;
+        const database = await openDatabase({ databaseUrl: url.toString(), max: 1 });
+        let demo: Record<string, string> | undefined;
+        try {
+          demo = await prepare(database, options);
+        } finally {
+          await database.close();
+        }
+        // Marked made only once whole: a template half made by a process that died is made again under a new run.
+        await maker.unsafe(`comment on database ${name} is '${JSON.stringify(demo ?? null).replace(/'/g, "''")}'`);
+        return { name, demo };
+      } finally {
+        await maker.end();
+      }
+    });
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Drops the templates of a run (npm test, at its end). */
+export async function dropPostgresTemplates(run: string): Promise<void> {
+  const admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
+  try {
+    const names = await admin`select datname from pg_database where datname like ${`readout_template_${run}_%`}`;
+    for (const { datname } of names) await admin.unsafe(`drop database if exists ${datname} with (force)`);
+  } finally {
+    await admin.end();
+  }
 }
 
 type Template = { data: Blob; demo?: Record<string, string> };
