@@ -228,7 +228,7 @@ it('the data folder is opened by one process: a live holder without a socket ref
     writeFileSync(join(dir.path, 'readout.lock'), '4194303');
     const server = await startServer({ DATA_DIR: dir.path, DEMO: 'off' });
     try {
-      assert.is(readFileSync(join(dir.path, 'readout.lock'), 'utf8'), String(server.child.pid));
+      assert.is(readFileSync(join(dir.path, 'readout.lock'), 'utf8'), `${server.child.pid} server`);
       // A second server on the same folder uses the first one's database rather than opening its files again.
       const second = await startServer({ DATA_DIR: dir.path, DEMO: 'off' });
       assert.match(second.output(), /"database":"embedded \(shared, /);

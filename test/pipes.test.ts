@@ -4,6 +4,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { command, startServer, temporaryDir, type Runtime } from './support/server.ts';
 import { skipped } from './support/skip.ts';
 import { freshDatabaseUrl, onPostgres } from './support/database.ts';
@@ -130,6 +132,29 @@ it('an export cut between two entries is refused by apply --prune, naming the cu
   assert.match(applied.stderr, /1 problem, nothing written/);
   assert.match(applied.stderr, /lacks its closing line .*cut short/);
   assert.is(reportCount(context), REPORTS);
+});
+
+it('a command waits for another operator command that holds the embedded folder, and says so', async (context) => {
+  const name = 'a command waits for another operator command that holds the embedded folder, and says so';
+  if (skipped(onPostgres, 'command line output through pipes', name, 'on PostgreSQL no process holds the database'))
+    return;
+  const dir = temporaryDir();
+  try {
+    // This test's own process stands for a command that holds the folder.
+    writeFileSync(join(dir.path, 'readout.lock'), `${process.pid} command`);
+    const [cmd, args] = command('node', 'src/cli.ts');
+    const child = spawn(cmd, [...args, 'org', 'list'], { env: { ...context.env, DATA_DIR: dir.path } });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    for (const started = Date.now(); !/waiting for process/.test(stderr) && Date.now() - started < 30_000; )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(stderr, new RegExp(`^readout: waiting for process ${process.pid}, an operator command, to finish`));
+    rmSync(join(dir.path, 'readout.lock'));
+    assert.is(await exited, 0, stderr);
+  } finally {
+    dir.remove();
+  }
 });
 
 it('an import whose embedded server is killed ends with one line, no stack trace', async (context) => {
