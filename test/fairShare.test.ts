@@ -71,6 +71,37 @@ it('a waiter whose signal aborts leaves the queue', async () => {
   assert.equal(slots.stats(), { inUse: 1, waiting: 0 });
 });
 
+it('idle heavy connections are reused, never dropped: a pool of two opens two, however often they are lent', async () => {
+  const t = await testApp();
+  const pool = exclusivePool(
+    () => connectionOptionsOf(t.db.sql),
+    2,
+    async () => {},
+    10_000,
+    t.config.poolMode,
+    2,
+  );
+  try {
+    const seen = new Set<object>();
+    for (let round = 0; round < 4; round++) {
+      const lent = await Promise.all([pool.lend(never, 'a'), pool.lend(never, 'a')]);
+      for (const connection of lent) {
+        seen.add(connection);
+        connection.finished();
+        pool.giveBack(connection, true);
+      }
+      const one = await pool.lend(never, 'a');
+      seen.add(one);
+      one.finished();
+      pool.giveBack(one, true);
+    }
+    assert.is(seen.size, 2);
+  } finally {
+    await pool.close();
+    await t.close();
+  }
+});
+
 it("six stalled downloads of one organization leave another's data answered", async () => {
   // The embedded database is one session: a download held open holds it for everyone until it is cut.
   const why = 'the embedded database serves one session: a stalled download waits for DOWNLOAD_STALL_S';

@@ -247,7 +247,10 @@ export function exclusivePool(
 
   function handOut(owner: string): Lent {
     let connection: Lent | undefined;
-    for (let next = idle.pop(); next && !connection; next = idle.pop()) if (!next.broken) connection = next.handedOut();
+    while (!connection && idle.length > 0) {
+      const next = idle.pop()!;
+      if (!next.broken) connection = next.handedOut();
+    }
     connection ??= open();
     connection.owner = owner;
     return connection;
