@@ -116,4 +116,18 @@ test('BENCHMARKS.md is a reference of at most 250 lines', () => {
   assert.ok(lines <= 250, `${lines} lines`);
 });
 
+
+test('the bench is a small harness and one file a part, none over 300 lines, each declaring its targets', () => {
+  const parts = ['http', 'data', 'periods', 'currencies', 'dashboards', 'exports', 'fair', 'replicas', 'footprint'];
+  for (const part of [...parts, 'import', 'growth'])
+    assert.match(
+      readFileSync(`scripts/bench/${part}.ts`, 'utf8'),
+      /^export const TARGETS\b/m,
+      `${part} declares TARGETS`,
+    );
+  const files = ['scripts/bench.ts', ...readdirSync('scripts/bench').map((name) => join('scripts/bench', name))];
+  const long = files.filter((file) => readFileSync(file, 'utf8').trimEnd().split('\n').length > 300);
+  assert.equal(long, []);
+});
+
 test.run();

@@ -1,7 +1,7 @@
 // The bench's bystander (npm run bench -- --only fair): another organization's cheap requests, a list every 100 ms and
 // a token every fifth time, timed in a process of their own, as another client's are. Timed in the bench's own process,
 // they waited behind its reading of the heavy answers as well as the server's.
-//   node --import tsx scripts/benchProbe.ts '{"url":…,"token":…,"clientId":…,"clientSecret":…,"seconds":…}'
+//   node --import tsx scripts/bench/probe.ts '{"url":…,"token":…,"clientId":…,"clientSecret":…,"seconds":…}'
 // prints one JSON line: [{ ms, ok, list }, …].
 type Probe = { url: string; token: string; clientId: string; clientSecret: string; seconds: number };
 const { url, token, clientId, clientSecret, seconds } = JSON.parse(process.argv[2]) as Probe;
