@@ -109,6 +109,13 @@ const database = await openDatabase({
 let code = 1;
 let stdout = '';
 let stderr = '';
+// The server whose embedded database this command uses may be killed under it: looked for each second, and then the
+// command ends with one line rather than wait for a query that never settles.
+const watch =
+  database.served &&
+  setInterval(async () => {
+    if (!(await database.served!())) await fail(1, `failed: ${LOST}`);
+  }, 1000);
 try {
   // Migrations take their lock on MIGRATION_DATABASE_URL, a direct connection, when it is not DATABASE_URL.
   const direct =
@@ -136,5 +143,6 @@ try {
 }
 // The database first: a command piped into this one waits for this one's embedded database, while this one would wait
 // for it to read the output. A database gone mid-command (the embedded server killed) cannot be closed politely.
+if (watch) clearInterval(watch);
 await database.close().catch(() => {});
 await exit(code, stdout, stderr);

@@ -14,6 +14,11 @@ export type Database = {
   close(): Promise<void>;
   /** Embedded only: the data folder as a tarball, which `template` loads again (tests start from a migrated one). */
   dump?: () => Promise<Blob>;
+  /**
+   * Embedded, served by another process: whether that process still listens. A query on a connection whose server
+   * died may never settle (postgres.js), so a command asks this rather than wait on it.
+   */
+  served?: () => Promise<boolean>;
 };
 
 export type DatabaseOptions = {

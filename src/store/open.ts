@@ -1,5 +1,6 @@
 // Opens the store: PostgreSQL at DATABASE_URL (behind a pooler or not), or the embedded database (docs/decisions.md
 // §1), which a second process reaches through the first's socket.
+import { connect } from 'node:net';
 import postgres from 'postgres';
 import { detectPoolMode, postgresPool, silent, type Database, type DatabaseOptions } from './database.ts';
 import { claimDataDir, openEmbedded } from './embedded.ts';
@@ -25,11 +26,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         if (attempt < 5 && (code === 'ENOENT' || code === 'ECONNREFUSED')) continue;
         throw error;
       }
+      const path = claim.shared;
       return {
         sql,
         poolMode: 'session',
         description: `embedded (shared, ${options.dataDir})`,
         close: () => sql.end({ timeout: 5 }),
+        served: () =>
+          new Promise<boolean>((resolve) => {
+            const probe = connect({ path }, () => (probe.destroy(), resolve(true)));
+            probe.on('error', () => resolve(false));
+          }),
       };
     }
   }
