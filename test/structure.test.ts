@@ -116,7 +116,6 @@ test('BENCHMARKS.md is a reference of at most 250 lines', () => {
   assert.ok(lines <= 250, `${lines} lines`);
 });
 
-
 test('the bench is a small harness and one file a part, none over 300 lines, each declaring its targets', () => {
   const parts = ['http', 'data', 'periods', 'currencies', 'dashboards', 'exports', 'fair', 'replicas', 'footprint'];
   for (const part of [...parts, 'import', 'growth'])
