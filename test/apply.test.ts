@@ -11,7 +11,7 @@ import { runCommand } from '../src/cli/run.ts';
 import { query } from '../src/store/queries.ts';
 import { configJsonSchema, CONFIG_SCHEMA_PATH } from '../scripts/configSchema.ts';
 import { testApp, type TestApp } from './support/app.ts';
-import { freshDatabaseUrl, onPostgres } from './support/database.ts';
+import { onPostgres, processDatabase } from './support/database.ts';
 import { bearer, createClient, createOrg, getToken } from './support/fixtures.ts';
 import { importCsv } from './support/importFixture.ts';
 import { temporaryDir } from './support/server.ts';
@@ -530,13 +530,8 @@ it('spec/readout-config.schema.json is what the valibot schema generates (npm ru
 });
 
 it('real processes: config export | apply --file - --dry-run reports no change', async () => {
-  const dir = temporaryDir();
-  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<
-    string,
-    string
-  >;
-  delete env.TEST_DATABASE_URL;
+  const database = await processDatabase();
+  const env = database.env;
   const cli = (args: string[], input?: string) =>
     spawnSync('node', ['--import', 'tsx', 'src/cli.ts', ...args], { env, input, encoding: 'utf8', timeout: 120_000 });
   const yaml = [
@@ -563,8 +558,7 @@ it('real processes: config export | apply --file - --dry-run reports no change',
     assert.is(roundTrip.status, 0, roundTrip.stderr);
     assert.is(roundTrip.stdout, 'no changes: the organization already matches stdin\n');
   } finally {
-    dir.remove();
-    await fresh?.drop();
+    await database.remove();
   }
 });
 

@@ -9,8 +9,7 @@ import { IMPORT_COLUMNS } from '../src/cli/importFile.ts';
 import { CsvError, readCsv, readCsvStream } from '../src/cli/csv.ts';
 import { parse } from 'csv-parse/sync';
 import { testApp, type TestApp } from './support/app.ts';
-import { freshDatabaseUrl, onPostgres } from './support/database.ts';
-import { temporaryDir } from './support/server.ts';
+import { onPostgres, processDatabase } from './support/database.ts';
 import { createOrg } from './support/fixtures.ts';
 import { FIXTURE_CSV, HEADER, importCsv } from './support/importFixture.ts';
 
@@ -553,13 +552,8 @@ it('a file read a chunk at a time: progress on stderr past a second, and the sam
 });
 
 it('a real process reads standard input, gzip unpacked as it comes', async () => {
-  const dir = temporaryDir();
-  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<
-    string,
-    string
-  >;
-  delete env.TEST_DATABASE_URL;
+  const database = await processDatabase();
+  const env = database.env;
   try {
     const [cmd, base] = ['node', ['--import', 'tsx', 'src/cli.ts']];
     const org = JSON.parse(
@@ -580,8 +574,7 @@ it('a real process reads standard input, gzip unpacked as it comes', async () =>
     assert.is(notGzip.status, 2);
     assert.match(notGzip.stderr, /cannot read x\.csv\.gz \(ENOENT\)/);
   } finally {
-    dir.remove();
-    await fresh?.drop();
+    await database.remove();
   }
 });
 

@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { command, startServer, temporaryDir, type Runtime } from './support/server.ts';
 import { skipped } from './support/skip.ts';
-import { freshDatabaseUrl, onPostgres } from './support/database.ts';
+import { onPostgres, processDatabase } from './support/database.ts';
 
 const REPORTS = 400;
 
@@ -52,19 +52,9 @@ function catalogue() {
 }
 
 it.before(async (context) => {
-  const dir = temporaryDir();
-  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
-  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir.path }) } as Record<
-    string,
-    string
-  >;
-  delete env.TEST_DATABASE_URL;
-  delete env.FORCE_COLOR;
-  context.env = env;
-  context.drop = async () => {
-    dir.remove();
-    await fresh?.drop();
-  };
+  const database = await processDatabase();
+  context.env = database.env;
+  context.drop = database.remove;
   const created = shell(context, `${cliLine('node', ['org', 'create', '--name', 'Piped', '--json'])}`);
   assert.is(created.status, 0, created.stderr);
   context.org = JSON.parse(created.stdout).organizationId;

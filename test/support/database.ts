@@ -1,5 +1,7 @@
 // A fresh, migrated database for one test suite: in-memory PGlite, or a new database on TEST_DATABASE_URL.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { cli } from './fixtures.ts';
@@ -36,6 +38,28 @@ export async function freshDatabaseUrl(template?: string): Promise<{ url: string
     async drop() {
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
+    },
+  };
+}
+
+/**
+ * A database for the command-line and server processes a test starts: a fresh one on TEST_DATABASE_URL's server, or
+ * an embedded folder of its own; env is the environment that names it, remove() drops it.
+ */
+export async function processDatabase(): Promise<{ env: Record<string, string>; remove(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'readout-'));
+  const fresh = onPostgres ? await freshDatabaseUrl() : undefined;
+  const env = { ...process.env, ...(fresh ? { DATABASE_URL: fresh.url } : { DATA_DIR: dir }) } as Record<
+    string,
+    string
+  >;
+  delete env.TEST_DATABASE_URL;
+  delete env.FORCE_COLOR;
+  return {
+    env,
+    async remove() {
+      rmSync(dir, { recursive: true, force: true });
+      await fresh?.drop();
     },
   };
 }
