@@ -204,8 +204,9 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     // The secret is hashed and compared even for an unknown client, so the answer takes the same time.
     const matches = await secretMatches(given.secret, hashes);
     if (!client || !matches || client.revoked_at) {
-      const left = began + REFUSAL_FLOOR_MS - performance.now();
-      if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
+      // A timer may fire up to a millisecond early (the event loop's cached clock): waited for until the floor is met.
+      const left = () => began + REFUSAL_FLOOR_MS - performance.now();
+      while (left() > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(left())));
       return refuse(oauthError('invalid_client', 'Client authentication failed.', given.challenge));
     }
     return client;
