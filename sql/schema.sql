@@ -93,12 +93,18 @@ create table custom_metrics (
   kind text not null,
   unit text not null,
   description text default ''::text not null,
-  formula text not null,
+  formula text,
+  slot smallint,
+  whole boolean,
+  conversion_derived boolean default false not null,
   constraint custom_metrics_pkey PRIMARY KEY (id),
   constraint custom_metrics_organization_id_name_key UNIQUE (organization_id, name),
+  constraint custom_metrics_organization_id_slot_key UNIQUE (organization_id, slot),
   constraint custom_metrics_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES organizations(id),
+  constraint custom_metrics_declared_check CHECK ((slot IS NULL) = (formula IS NOT NULL) AND (slot IS NULL OR (kind = ANY (ARRAY['count'::text, 'money'::text])))),
   constraint custom_metrics_kind_check CHECK (kind = ANY (ARRAY['money'::text, 'count'::text, 'percent'::text, 'ratio'::text, 'decimal'::text])),
-  constraint custom_metrics_name_check CHECK (name ~ '^[a-z][a-z0-9_]{0,62}$'::text)
+  constraint custom_metrics_name_check CHECK (name ~ '^[a-z][a-z0-9_]{0,62}$'::text),
+  constraint custom_metrics_slot_check CHECK (slot >= 1 AND slot <= 8)
 );
 
 create table deleted_clients (
@@ -135,6 +141,7 @@ create table facts (
   conversion_value double precision default 0 not null,
   video_views bigint default 0 not null,
   video_completions bigint default 0 not null,
+  declared double precision[],
   constraint facts_pkey PRIMARY KEY (ad_account_id, day, creative_id)
 );
 alter table facts alter column impressions set statistics 0;
@@ -144,6 +151,7 @@ alter table facts alter column conversions set statistics 0;
 alter table facts alter column conversion_value set statistics 0;
 alter table facts alter column video_views set statistics 0;
 alter table facts alter column video_completions set statistics 0;
+alter table facts alter column declared set statistics 0;
 
 create table facts_account_daily (
   organization_id uuid not null,

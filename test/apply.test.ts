@@ -304,7 +304,7 @@ it('every problem of a file is listed with its path and line; exit 2, nothing wr
     ['reports: [', /^readout\.yaml:1: not valid YAML: /m],
     ['reports: []\nreports: []', /^readout\.yaml:2: not valid YAML: Map keys must be unique/m],
     ['reports: {}', /^readout\.yaml:1: reports: must be a list, got Object/m],
-    ['- 1', /^readout\.yaml:1: must be a mapping \(adAccounts, metrics, segments, reports\), got a list/m],
+    ['- 1', /^readout\.yaml:1: must be a mapping \(adAccounts, baseMetrics, metrics, segments, reports\), got a list/m],
   ] as const) {
     const refused = await apply(t, org, source);
     assert.is(refused.code, 2, source);

@@ -6,7 +6,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { migrationFiles } from '../src/store/sqlFiles.ts';
 import { freshDatabase, type TestDatabase } from './support/database.ts';
 import { createOrg } from './support/fixtures.ts';
-import { HEADER, importInto } from './support/importFixture.ts';
+import { HEADER, importBefore } from './support/importFixture.ts';
 
 const it = suite<{ db: TestDatabase }>('spans of 1,024 days over facts loaded before them');
 it.before(async (ctx) => {
@@ -48,7 +48,7 @@ it('036 sums the spans of 1,024 days a rebuild would write, in every currency ke
         `${day(d)},meta-ads,${account},Account ${account},${currency},C${account}${d % 2},Campaign ${d % 2},` +
           `K${account}${d % 5},Creative ${d % 5},image,${100 + d},${d % 17},${(d % 40) / 4},1,${(d % 9) / 2},0,0`,
       );
-  const out = await importInto(db.sql, org, lines.join('\n'));
+  const out = await importBefore(db.sql, org, lines.join('\n'));
   assert.is(out.code, 0, out.stderr);
   await db.sql`insert into fx_rates (currency, day, usd_per_unit)
     select 'EUR', d::date, 1.05 + extract(day from d) / 1000 from generate_series(${day(419)}::date, ${day(700)}::date, interval '1 day') d`;

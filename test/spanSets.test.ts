@@ -6,7 +6,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { migrationFiles } from '../src/store/sqlFiles.ts';
 import { freshDatabase, type TestDatabase } from './support/database.ts';
 import { createOrg } from './support/fixtures.ts';
-import { HEADER, importInto } from './support/importFixture.ts';
+import { HEADER, importBefore } from './support/importFixture.ts';
 
 const it = suite<{ db: TestDatabase }>('spans as one row a span');
 it.before(async (ctx) => {
@@ -45,7 +45,7 @@ it('046 keeps every creative sum of every span, one row a span of an account', a
           `${day(d)},meta-ads,${account},Account ${account},${currency},C${account}${k % 2},Campaign ${k % 2},` +
             `K${account}${k},Creative ${k},image,${100 + d + k},${d % 17},${(d % 40) / 4 + k},1,${(d % 9) / 2},${k},0`,
         );
-  const out = await importInto(db.sql, org, lines.join('\n'));
+  const out = await importBefore(db.sql, org, lines.join('\n'));
   assert.is(out.code, 0, out.stderr);
   const before = await db.sql.unsafe(`select ${SPAN}, ${CREATIVE} from facts_spans s order by 1, 2, 3, 4, 5`);
   const spans = await db.sql`select count(distinct (ad_account_id, level, start, currency))::int as n from facts_spans`;

@@ -1,14 +1,19 @@
 -- Returns one row: organization $1's catalogue as `readout apply` compares it (docs/decisions.md §12), each list in the
 -- order `config export` writes it. Ad accounts and campaigns are named by their platform keys, segments by name.
+-- Declared base metrics (a slot, no formula) and custom metrics share a table (migration 047).
 select
   coalesce((select json_agg(json_build_object(
       'id', a.id, 'platform', a.platform, 'externalId', a.external_id, 'name', a.name, 'currency', a.currency,
       'timeZone', a.time_zone) order by a.platform, a.external_id)
     from ad_accounts a where a.organization_id = $1), '[]') as "adAccounts",
   coalesce((select json_agg(json_build_object(
+      'id', m.id, 'name', m.name, 'displayName', m.display_name, 'kind', m.kind, 'whole', m.whole,
+      'conversionDerived', m.conversion_derived, 'description', m.description, 'slot', m.slot) order by m.name)
+    from custom_metrics m where m.organization_id = $1 and m.slot is not null), '[]') as "baseMetrics",
+  coalesce((select json_agg(json_build_object(
       'id', m.id, 'name', m.name, 'displayName', m.display_name, 'kind', m.kind, 'unit', m.unit,
       'description', m.description, 'formula', m.formula) order by m.name)
-    from custom_metrics m where m.organization_id = $1), '[]') as metrics,
+    from custom_metrics m where m.organization_id = $1 and m.slot is null), '[]') as metrics,
   coalesce((select json_agg(json_build_object(
       'id', s.id, 'name', s.name, 'description', s.description,
       'campaigns', coalesce((

@@ -1,6 +1,8 @@
 -- Creates the transaction's staging table for imported facts (dropped at commit): a line's creative by the number the
--- import gave it (import_creatives), its day and numbers.
+-- import gave it (import_creatives), its day and numbers, and those of the organization's declared base metrics by slot
+-- (null: it declares none).
 create temporary table import_rows (
   line integer, creative integer, day date, impressions bigint, clicks bigint, spend double precision,
-  conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint
+  conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint,
+  declared double precision[]
 ) on commit drop

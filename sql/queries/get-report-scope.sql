@@ -1,7 +1,7 @@
 -- Returns what a data request on report $1 depends on, if organization $2's client may read it (report allow-list
 -- $3 all, or ids $4): the definition, the ad accounts it may see (ad-account allow-list $5 all, or ids $6) with their
 -- currency, connection, freshness and count of fact writes (migration 021), its segments and their campaigns, and
--- the organization's custom metrics; and its fingerprint (migration 023) and the snapshot it was all read in
+-- the organization's custom and declared base metrics; and its fingerprint (migration 023) and the snapshot it was all read in
 -- (as get-report-fingerprint compares it).
 -- version changes with the report's definition, and with the organization's report version (migration 010), which
 -- `readout apply` moves whenever what a report answers may change: a segment's campaigns, an ad account's name.
@@ -21,7 +21,8 @@ select r.id, r.name, r.kind, r.currency, r.metrics, r.groupings,
                   order by rs.segment_id)
          from report_segments rs where rs.report_id = r.id), '[]') as segments,
        coalesce((
-         select json_agg(json_build_object('name', m.name, 'formula', m.formula, 'kind', m.kind) order by m.name)
+         select json_agg(json_build_object('name', m.name, 'formula', m.formula, 'kind', m.kind, 'slot', m.slot,
+                  'conversionDerived', m.conversion_derived) order by m.name)
          from custom_metrics m where m.organization_id = r.organization_id), '[]') as custom_metrics,
        report_scope_fingerprint(r.id, r.organization_id, $5, $6) as fingerprint,
        case when pg_is_in_recovery() then null else pg_current_snapshot()::text end as snapshot

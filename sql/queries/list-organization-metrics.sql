@@ -1,10 +1,11 @@
--- Returns one row: total and page $1 (size $2) of the system metrics followed by organization $3's custom metrics.
+-- Returns one row: total and page $1 (size $2) of the system metrics followed by organization $3's custom and declared
+-- base metrics (migration 047; a declared one has no formula).
 with catalogue as (
   select m.name, m.display_name, m.kind, m.unit, true as system, m.conversion_derived, m.description,
          null::text as formula, 0 as part, m.position
   from system_metrics m
   union all
-  select c.name, c.display_name, c.kind, c.unit, false, false, c.description, c.formula, 1, 0
+  select c.name, c.display_name, c.kind, c.unit, false, c.conversion_derived, c.description, c.formula, 1, 0
   from custom_metrics c
   where c.organization_id = $3
 )

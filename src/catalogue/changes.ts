@@ -2,12 +2,20 @@
 // every problem with its place, then the difference as a list of changes. Nothing here writes.
 import { FormulaError, parseFormula, references } from '../report/formula.ts';
 import type { CheckedFile, Path, Problem } from './document.ts';
-import { DEFAULT_UNIT, type AdAccountEntry, type MetricEntry, type ReportEntry, type SegmentEntry } from './schema.ts';
-import type { Stored, StoredAccount, StoredMetric, StoredReport, StoredSegment } from './state.ts';
+import {
+  DEFAULT_UNIT,
+  MAX_BASE_METRICS,
+  type AdAccountEntry,
+  type BaseMetricEntry,
+  type MetricEntry,
+  type ReportEntry,
+  type SegmentEntry,
+} from './schema.ts';
+import type { Stored, StoredAccount, StoredBaseMetric, StoredMetric, StoredReport, StoredSegment } from './state.ts';
 
 export type Change = {
   action: 'create' | 'update' | 'delete';
-  type: 'ad account' | 'metric' | 'segment' | 'report';
+  type: 'ad account' | 'base metric' | 'metric' | 'segment' | 'report';
   name: string;
   /** What an update changes. */
   fields?: string[];
@@ -17,10 +25,16 @@ export type Change = {
 export type ChangeSet = {
   changes: Change[];
   accounts: { want: Omit<StoredAccount, 'id' | 'timeZone'> & { timeZone: string | null } }[];
+  baseMetrics: { want: Omit<StoredBaseMetric, 'id'> }[];
   metrics: { want: Omit<StoredMetric, 'id'> }[];
   segments: { want: Omit<StoredSegment, 'id'>; id: string | null }[];
   reports: { want: Omit<StoredReport, 'id'>; id: string | null }[];
-  deletes: { reports: StoredReport[]; segments: StoredSegment[]; metrics: StoredMetric[] };
+  deletes: {
+    reports: StoredReport[];
+    segments: StoredSegment[];
+    metrics: StoredMetric[];
+    baseMetrics: StoredBaseMetric[];
+  };
 };
 
 const CURRENCIES = new Set(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : []);
@@ -118,6 +132,59 @@ function accountChanges(c: Check, stored: Stored): { accounts: ChangeSet['accoun
 }
 
 /**
+ * Declared base metrics (docs/decisions.md §5): named apart from the system and custom metrics, at most
+ * MAX_BASE_METRICS kept. A stored one keeps its slot; a new one takes the lowest free one, freed by --prune included
+ * (the delete empties it first, apply.ts).
+ */
+function baseMetricChanges(c: Check, stored: Stored, prune: boolean): ChangeSet['baseMetrics'] {
+  const { config } = c;
+  const storedBase = byName(stored.baseMetrics);
+  const customNames = new Set([
+    ...config.metrics.flatMap((m) => (m.name === undefined ? [] : [m.name])),
+    ...(prune ? [] : stored.metrics.map((m) => m.name)),
+  ]);
+  const entries: BaseMetricEntry[] = [];
+  config.baseMetrics.forEach((entry, i) => {
+    if (entry.name === undefined || c.repeated('baseMetrics', i, entry.name, `base metric "${entry.name}"`)) return;
+    if (stored.systemMetrics.has(entry.name))
+      c.problem(
+        ['baseMetrics', i, 'name'],
+        `"${entry.name}" is a system metric; a base metric needs a name of its own`,
+      );
+    else if (customNames.has(entry.name))
+      c.problem(['baseMetrics', i, 'name'], `"${entry.name}" is a custom metric's name; a base metric needs its own`);
+    if (!config.partial.has(entry)) entries.push(entry as BaseMetricEntry);
+  });
+  const named = new Set(config.baseMetrics.map((entry) => entry.name));
+  const kept = prune ? [] : stored.baseMetrics.filter((m) => !named.has(m.name));
+  const count = new Set([...named].filter((name) => name !== undefined)).size + kept.length;
+  if (count > MAX_BASE_METRICS)
+    c.problem(
+      ['baseMetrics'],
+      `an organization declares at most ${MAX_BASE_METRICS} base metrics; this would make ${count}` +
+        (kept.length ? ` (${kept.length} kept without --prune: ${kept.map((m) => m.name).join(', ')})` : ''),
+    );
+  const taken = new Set([...kept, ...entries.flatMap((e) => storedBase.get(e.name) ?? [])].map((m) => m.slot));
+  const free = () => {
+    let slot = 1;
+    while (taken.has(slot)) slot++;
+    taken.add(slot);
+    return slot;
+  };
+  return entries.map((entry) => ({
+    want: {
+      name: entry.name,
+      displayName: entry.displayName ?? entry.name,
+      kind: entry.kind,
+      whole: entry.kind === 'count' ? (entry.whole ?? true) : null,
+      conversionDerived: entry.conversionDerived,
+      description: entry.description,
+      slot: storedBase.get(entry.name)?.slot ?? free(),
+    },
+  }));
+}
+
+/**
  * Custom metrics: those the file names, and (without --prune) those it leaves as they are; every formula parses,
  * names known metrics and does not use itself. known: whether a metric name may be used (by a report).
  */
@@ -125,6 +192,7 @@ function metricChanges(
   c: Check,
   stored: Stored,
   prune: boolean,
+  base: Set<string>,
 ): { metrics: ChangeSet['metrics']; known: (name: string) => boolean } {
   const { config } = c;
   const fileMetrics = new Map<string, string>();
@@ -132,11 +200,18 @@ function metricChanges(
     if (entry.name === undefined || c.repeated('metrics', i, entry.name, `metric "${entry.name}"`)) return;
     if (stored.systemMetrics.has(entry.name))
       c.problem(['metrics', i, 'name'], `"${entry.name}" is a system metric; a custom metric needs a name of its own`);
+    else if (base.has(entry.name))
+      c.problem(['metrics', i, 'name'], `"${entry.name}" is a base metric's name; a custom metric needs its own`);
     fileMetrics.set(entry.name, entry.formula ?? '');
   });
   const formulas = new Map<string, string>(prune ? [] : stored.metrics.map((m) => [m.name, m.formula]));
   for (const [name, formula] of fileMetrics) formulas.set(name, formula);
-  const known = (name: string) => stored.systemMetrics.has(name) || formulas.has(name) || c.invalid('metrics', name);
+  const known = (name: string) =>
+    stored.systemMetrics.has(name) ||
+    formulas.has(name) ||
+    base.has(name) ||
+    c.invalid('metrics', name) ||
+    c.invalid('baseMetrics', name);
   const refs = new Map<string, string[]>();
   config.metrics.forEach((entry, i) => {
     if (entry.name === undefined || entry.formula === undefined || !c.first('metrics', entry.name, i)) return;
@@ -261,7 +336,7 @@ function reportChanges(
 /** What applying the planned entries changes: each one created or updated, by the fields that differ. */
 function difference(
   stored: Stored,
-  planned: Pick<ChangeSet, 'accounts' | 'metrics' | 'segments' | 'reports'>,
+  planned: Pick<ChangeSet, 'accounts' | 'baseMetrics' | 'metrics' | 'segments' | 'reports'>,
 ): Change[] {
   const changes: Change[] = [];
   const note = <W extends object>(
@@ -289,6 +364,15 @@ function difference(
       ['name', 'timeZone'],
     );
   }
+  const storedBase = byName(stored.baseMetrics);
+  for (const { want } of planned.baseMetrics)
+    note('base metric', want.name, want, storedBase.get(want.name), [
+      'displayName',
+      'kind',
+      'whole',
+      'conversionDerived',
+      'description',
+    ]);
   const storedMetrics = byName(stored.metrics);
   for (const { want } of planned.metrics)
     note('metric', want.name, want, storedMetrics.get(want.name), [
@@ -316,10 +400,18 @@ function difference(
   return changes;
 }
 
-/** --prune: the stored reports, segments and custom metrics the file does not name. */
-function pruned(stored: Stored, planned: Pick<ChangeSet, 'metrics' | 'segments' | 'reports'>): ChangeSet['deletes'] {
+/** --prune: the stored reports, segments, custom and declared base metrics the file does not name. */
+function pruned(
+  stored: Stored,
+  planned: Pick<ChangeSet, 'baseMetrics' | 'metrics' | 'segments' | 'reports'>,
+): ChangeSet['deletes'] {
   const named = (list: { want: { name: string } }[]) => new Set(list.map((item) => item.want.name));
-  const keep = { reports: named(planned.reports), segments: named(planned.segments), metrics: named(planned.metrics) };
+  const keep = {
+    reports: named(planned.reports),
+    segments: named(planned.segments),
+    metrics: named(planned.metrics),
+    baseMetrics: named(planned.baseMetrics),
+  };
   // A stored entry whose name the file gives to another (a duplicate name) goes as well.
   const kept = {
     reports: new Set(planned.reports.map((r) => r.id)),
@@ -329,6 +421,7 @@ function pruned(stored: Stored, planned: Pick<ChangeSet, 'metrics' | 'segments' 
     reports: stored.reports.filter((r) => !keep.reports.has(r.name) || !kept.reports.has(r.id)),
     segments: stored.segments.filter((s) => !keep.segments.has(s.name) || !kept.segments.has(s.id)),
     metrics: stored.metrics.filter((m) => !keep.metrics.has(m.name)),
+    baseMetrics: stored.baseMetrics.filter((m) => !keep.baseMetrics.has(m.name)),
   };
 }
 
@@ -342,19 +435,25 @@ export function changesOf(
 ): { problems: Problem[] } | ChangeSet {
   const c = check(file);
   const { accounts, known: knownAccounts } = accountChanges(c, stored);
-  const { metrics, known: knownMetric } = metricChanges(c, stored, prune);
+  const baseMetrics = baseMetricChanges(c, stored, prune);
+  const base = new Set([
+    ...(prune ? [] : stored.baseMetrics.map((m) => m.name)),
+    ...baseMetrics.map((m) => m.want.name),
+  ]);
+  const { metrics, known: knownMetric } = metricChanges(c, stored, prune, base);
   const { segments, known: knownSegments } = segmentChanges(c, stored, prune);
   const reports = reportChanges(c, stored, { accounts: knownAccounts, segments: knownSegments, metric: knownMetric });
   if (c.problems.length) return { problems: c.problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
 
-  const changes = difference(stored, { accounts, metrics, segments, reports });
+  const changes = difference(stored, { accounts, baseMetrics, metrics, segments, reports });
   const deletes: ChangeSet['deletes'] = prune
-    ? pruned(stored, { metrics, segments, reports })
-    : { reports: [], segments: [], metrics: [] };
+    ? pruned(stored, { baseMetrics, metrics, segments, reports })
+    : { reports: [], segments: [], metrics: [], baseMetrics: [] };
   for (const r of deletes.reports) changes.push({ action: 'delete', type: 'report', name: r.name });
   for (const s of deletes.segments) changes.push({ action: 'delete', type: 'segment', name: s.name });
   for (const m of deletes.metrics) changes.push({ action: 'delete', type: 'metric', name: m.name });
-  return { changes, accounts, metrics, segments, reports, deletes };
+  for (const m of deletes.baseMetrics) changes.push({ action: 'delete', type: 'base metric', name: m.name });
+  return { changes, accounts, baseMetrics, metrics, segments, reports, deletes };
 }
 
 /** The names from name back to itself through refs, or null: a formula must not use itself, directly or not. */

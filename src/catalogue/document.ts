@@ -4,10 +4,12 @@ import { LineCounter, parseDocument } from 'yaml';
 import * as v from 'valibot';
 import {
   AdAccountSchema,
+  BaseMetricSchema,
   MetricSchema,
   ReportSchema,
   SegmentSchema,
   type AdAccountEntry,
+  type BaseMetricEntry,
   type MetricEntry,
   type ReportEntry,
   type SegmentEntry,
@@ -31,6 +33,7 @@ export const formatProblem = (file: string, problem: Problem) =>
  */
 export type CheckedFile = {
   adAccounts: Partial<AdAccountEntry>[];
+  baseMetrics: Partial<BaseMetricEntry>[];
   metrics: Partial<MetricEntry>[];
   segments: Partial<SegmentEntry>[];
   reports: Partial<ReportEntry>[];
@@ -87,7 +90,13 @@ export class FileTooLarge extends Error {
   }
 }
 
-const ENTRIES = { adAccounts: AdAccountSchema, metrics: MetricSchema, segments: SegmentSchema, reports: ReportSchema };
+const ENTRIES = {
+  adAccounts: AdAccountSchema,
+  baseMetrics: BaseMetricSchema,
+  metrics: MetricSchema,
+  segments: SegmentSchema,
+  reports: ReportSchema,
+};
 /** The file's outline: the lists themselves, whatever their entries hold. */
 const Outline = v.strictObject({
   $schema: v.optional(v.string()),
@@ -185,7 +194,7 @@ export function readConfig(source: string): ReadFile {
         {
           path: [],
           line: lineOf([]),
-          message: 'must be a mapping (adAccounts, metrics, segments, reports), got a list',
+          message: 'must be a mapping (adAccounts, baseMetrics, metrics, segments, reports), got a list',
         },
       ],
     };
@@ -207,6 +216,7 @@ export function readConfig(source: string): ReadFile {
     });
   const config: CheckedFile = {
     adAccounts: check('adAccounts'),
+    baseMetrics: check('baseMetrics'),
     metrics: check('metrics'),
     segments: check('segments'),
     reports: check('reports'),

@@ -18,6 +18,14 @@ export async function exportCatalogue(sql: Queryable, org: string, name: string)
       currency: a.currency,
       ...(a.timeZone === 'UTC' ? {} : { timeZone: a.timeZone }),
     })),
+    baseMetrics: stored.baseMetrics.map((m) => ({
+      name: m.name,
+      displayName: m.displayName,
+      kind: m.kind,
+      ...(m.kind === 'count' && m.whole === false ? { whole: false } : {}),
+      ...(m.conversionDerived ? { conversionDerived: true } : {}),
+      ...described(m.description),
+    })) as ConfigFile['baseMetrics'],
     metrics: stored.metrics.map((m) => ({
       name: m.name,
       displayName: m.displayName,

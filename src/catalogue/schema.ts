@@ -1,7 +1,7 @@
 // The file `readout apply` reads and `readout config export` writes (docs/decisions.md §12): an organization's ad
-// accounts, custom metrics, segments and reports. This schema checks the file's shape; spec/readout-config.schema.json
-// is generated from it (scripts/configSchema.ts), so editors check the same rules. What needs the database (does a
-// campaign exist, does a formula parse) is checked by changes.ts.
+// accounts, declared base metrics, custom metrics, segments and reports. This schema checks the file's shape;
+// spec/readout-config.schema.json is generated from it (scripts/configSchema.ts), so editors check the same rules.
+// What needs the database (does a campaign exist, does a formula parse) is checked by changes.ts.
 import * as v from 'valibot';
 import { GROUPINGS, METRIC_KINDS, PLATFORMS, REPORT_KINDS } from '../dataModel.ts';
 
@@ -47,12 +47,15 @@ export const AdAccountSchema = v.pipe(
   v.description('An ad account, keyed by platform and externalId: created, or renamed, never deleted by apply.'),
 );
 
+const metricName = (pattern: RegExp, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(pattern, `name must be lower case letters, digits and _ (starting with a letter, at most ${max})`),
+  );
+
 export const MetricSchema = v.pipe(
   v.strictObject({
-    name: v.pipe(
-      v.string(),
-      v.regex(METRIC_NAME, 'name must be lower case letters, digits and _ (starting with a letter, at most 63)'),
-    ),
+    name: metricName(METRIC_NAME, 63),
     displayName: v.optional(text(200, 'displayName')),
     kind: v.picklist(METRIC_KINDS),
     unit: v.optional(v.pipe(text(40, 'unit'), v.description('what one unit of the value is; by kind when left out'))),
@@ -60,6 +63,34 @@ export const MetricSchema = v.pipe(
     formula: v.pipe(text(1000, 'formula'), v.description('metric names, numbers, + - * / and parentheses')),
   }),
   v.description('A custom metric, keyed by name: a formula over system metrics and other custom metrics.'),
+);
+
+/** docs/decisions.md §5: at most this many declared base metrics an organization, each a slot of a fact's numbers. */
+export const MAX_BASE_METRICS = 8;
+export const BASE_METRIC_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
+export const BaseMetricSchema = v.pipe(
+  v.strictObject({
+    name: metricName(BASE_METRIC_NAME, 40),
+    displayName: v.optional(text(200, 'displayName')),
+    kind: v.picklist(['count', 'money']),
+    whole: v.optional(
+      v.pipe(v.boolean(), v.description('counts only: imported values must be whole numbers (true when left out)')),
+    ),
+    conversionDerived: v.optional(
+      v.pipe(v.boolean(), v.description('a plan without conversion metrics does not see it (false when left out)')),
+      false,
+    ),
+    description,
+  }),
+  v.check(
+    (entry) => entry.kind !== 'money' || entry.whole !== true,
+    'whole applies to counts only: money is a decimal amount',
+  ),
+  v.description(
+    'A base metric the organization declares, keyed by name: an additive number imported from the CSV column of ' +
+      'its name, summed and (money) converted like the built-in ones.',
+  ),
 );
 
 export const SegmentSchema = v.pipe(
@@ -98,20 +129,22 @@ export const ConfigSchema = v.pipe(
   v.strictObject({
     $schema: v.optional(v.string()),
     adAccounts: v.optional(v.array(AdAccountSchema), []),
+    baseMetrics: v.optional(v.array(BaseMetricSchema), []),
     metrics: v.optional(v.array(MetricSchema), []),
     segments: v.optional(v.array(SegmentSchema), []),
     reports: v.optional(v.array(ReportSchema), []),
   }),
   v.title('readout organization catalogue'),
   v.description(
-    "An organization's ad accounts, custom metrics, segments and reports, as `readout apply` reads them " +
-      '(docs/decisions.md §12).',
+    "An organization's ad accounts, declared base metrics, custom metrics, segments and reports, as `readout apply` " +
+      'reads them (docs/decisions.md §12).',
   ),
 );
 
 export type ConfigFile = v.InferOutput<typeof ConfigSchema>;
 export type AdAccountEntry = v.InferOutput<typeof AdAccountSchema>;
 export type MetricEntry = v.InferOutput<typeof MetricSchema>;
+export type BaseMetricEntry = v.InferOutput<typeof BaseMetricSchema>;
 export type SegmentEntry = v.InferOutput<typeof SegmentSchema>;
 export type ReportEntry = v.InferOutput<typeof ReportSchema>;
 

@@ -18,6 +18,17 @@ export type StoredMetric = {
   description: string;
   formula: string;
 };
+/** A declared base metric (docs/decisions.md §5): its slot is its place in a fact's `declared` numbers. */
+export type StoredBaseMetric = {
+  id: string;
+  name: string;
+  displayName: string;
+  kind: 'count' | 'money';
+  whole: boolean | null;
+  conversionDerived: boolean;
+  description: string;
+  slot: number;
+};
 export type StoredSegment = { id: string; name: string; description: string; campaigns: string[] };
 export type StoredReport = {
   id: string;
@@ -33,6 +44,7 @@ export type StoredReport = {
 
 export type Stored = {
   adAccounts: StoredAccount[];
+  baseMetrics: StoredBaseMetric[];
   metrics: StoredMetric[];
   segments: StoredSegment[];
   reports: StoredReport[];

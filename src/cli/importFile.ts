@@ -48,6 +48,8 @@ const WHOLE_NUMBER = '\\d{1,15}';
 const NUMBER = '\\d{1,15}(\\.\\d{1,6})?';
 /** Each number's pattern, and all of them as a line ends with them in IMPORT_COLUMNS' order. */
 const NUMBER_PATTERNS = WHOLE.map((whole) => new RegExp(`^${whole ? WHOLE_NUMBER : NUMBER}$`));
+const WHOLE_PATTERN = new RegExp(`^${WHOLE_NUMBER}$`);
+const NUMBER_PATTERN = new RegExp(`^${NUMBER}$`);
 const KIND = WHOLE.map((whole) => (whole ? 'whole number' : 'number'));
 const NUMBERS_IN_ORDER = new RegExp(`^${WHOLE.map((whole) => (whole ? WHOLE_NUMBER : NUMBER)).join(',')}$`);
 /** The names' places in IMPORT_COLUMNS, each 1 to 200 characters. */
@@ -56,9 +58,13 @@ const BATCH = 5000;
 
 /**
  * A staged fact: its line, its creative's number (Creative.number), its day, then its numbers as the file has them,
- * comma-separated (import_rows is copied as CSV: digits, dates and points need no quotes).
+ * comma-separated (import_rows is copied as CSV: digits, dates and points need no quotes), then its declared base
+ * metrics' numbers by slot as a quoted array, or '' (null) where the organization declares none.
  */
-type Fact = [number, number, string, string];
+type Fact = [number, number, string, string, string];
+
+/** A declared base metric as import reads it (docs/decisions.md §5): the column of its name, its slot. */
+export type DeclaredColumn = { name: string; slot: number; whole: boolean };
 
 /**
  * A string of its own: a field split from a line may be a slice of the whole piece of file it was read from, and a
@@ -127,7 +133,14 @@ type StagedCreative = (string | number | null)[];
  * Where each column is. named: with the date first and the numbers last in IMPORT_COLUMNS' order (a platform's
  * export), how many fields lie between them, every name, id and code of the line; else undefined.
  */
-type Header = { at: number[]; status: number; width: number; named: number | undefined };
+type Header = {
+  at: number[];
+  status: number;
+  width: number;
+  named: number | undefined;
+  /** Each declared base metric's place in the file (-1: absent, read as 0), by slot - 1. */
+  declared: number[];
+};
 const CREATIVE_ID = IMPORT_COLUMNS.indexOf('creative_id');
 
 const fail = (line: number, why: string): never => {
@@ -156,9 +169,12 @@ const meant = (name: string, known: readonly string[]) => {
   return near ? ` (${near})` : '';
 };
 
-/** Where each column is in the file's records, from its header: every column once, campaign_status optional. */
-function readHeader({ line, fields }: CsvRecord): Header {
-  const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS];
+/**
+ * Where each column is in the file's records, from its header: every column once, campaign_status and the declared
+ * base metrics' optional.
+ */
+function readHeader({ line, fields }: CsvRecord, declared: DeclaredColumn[]): Header {
+  const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS, ...declared.map((d) => d.name)];
   const separator = fields.length < IMPORT_COLUMNS.length ? otherSeparator(fields.join(',')) : undefined;
   if (separator)
     fail(line, `the header's names are separated by ${separator}: the file must be comma-separated (RFC 4180)`);
@@ -171,12 +187,28 @@ function readHeader({ line, fields }: CsvRecord): Header {
       unknown.length ? `has unknown ${unknown.map((n) => `"${n}"${meant(n, known)}`).join(', ')}` : '',
       twice.length ? `repeats ${twice.join(', ')}` : '',
     ].filter(Boolean);
-    fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add campaign_status`);
+    const optional = ['campaign_status', ...declared.map((d) => d.name)].join(', ');
+    fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add ${optional}`);
   }
   const at = IMPORT_COLUMNS.map((name) => fields.indexOf(name));
   const numbersLast = at.slice(FIRST_NUMBER).every((place, i) => place === fields.length - NUMBER_COUNT + i);
-  const named = at[0] === 0 && numbersLast ? fields.length - 1 - NUMBER_COUNT : undefined;
-  return { at, status: fields.indexOf('campaign_status'), width: fields.length, named };
+  const places = Array.from({ length: Math.max(0, ...declared.map((d) => d.slot)) }, () => -1);
+  for (const d of declared) places[d.slot - 1] = fields.indexOf(d.name);
+  // A line's declared numbers are read field by field (stage), never matched as part of its creative's text.
+  const named = at[0] === 0 && numbersLast && places.every((p) => p < 0) ? fields.length - 1 - NUMBER_COUNT : undefined;
+  return { at, status: fields.indexOf('campaign_status'), width: fields.length, named, declared: places };
+}
+
+/** A line's declared numbers as the staged array: a column the file lacks, or an empty cell, is 0 (§5). */
+function declaredNumbers(line: number, fields: string[], header: Header, declared: DeclaredColumn[]): string {
+  if (header.declared.length === 0) return '';
+  const values = header.declared.map((place) => (place < 0 || fields[place] === '' ? '0' : fields[place]));
+  for (const d of declared) {
+    const value = values[d.slot - 1];
+    if (!(d.whole ? WHOLE_PATTERN : NUMBER_PATTERN).test(value))
+      fail(line, `${d.name} "${value}" must be a non-negative ${d.whole ? 'whole number' : 'number'}`);
+  }
+  return `"{${values.join(',')}}"`;
 }
 
 /**
@@ -201,9 +233,13 @@ export class ImportFile {
   private readonly accounts = new Map<string, { currency: string; line: number }>();
   private checkedDate = '';
 
+  /** A line's declared numbers when the file has none of their columns: every one 0 ('' when none is declared). */
+  private zeros = '';
+
   constructor(
     private readonly pieces: AsyncIterable<(CsvRecord | CsvLine)[]>,
     private readonly held = 100_000,
+    private readonly declared: DeclaredColumn[] = [],
   ) {}
 
   get withStatus() {
@@ -215,7 +251,8 @@ export class ImportFile {
       for await (const records of this.pieces) {
         let from = 0;
         if (!this.header) {
-          this.header = readHeader({ line: records[0].line, fields: fieldsOf(records[0]) });
+          this.header = readHeader({ line: records[0].line, fields: fieldsOf(records[0]) }, this.declared);
+          this.zeros = this.header.declared.length ? `"{${this.header.declared.map(() => 0).join(',')}}"` : '';
           from = 1;
         }
         const facts: Fact[] = new Array(records.length - from);
@@ -284,7 +321,7 @@ export class ImportFile {
     if (!creative || !NUMBERS_IN_ORDER.test(numbers)) return undefined;
     creative.line = line;
     this.noteDay(creative, date);
-    return [line, creative.number, date, numbers];
+    return [line, creative.number, date, numbers, this.zeros];
   }
 
   private noteDay(creative: Creative, date: string) {
@@ -323,7 +360,8 @@ export class ImportFile {
     }
     // What stageKnown matches the creative's next lines against: this line's, or nothing after a quoted one.
     creative.identity = quoted || header.named === undefined ? undefined : fields.slice(1, 1 + header.named).join(',');
-    return [line, creative.number, date, numbers.join(',')];
+    const declared = header.named === undefined ? declaredNumbers(line, fields, header, this.declared) : this.zeros;
+    return [line, creative.number, date, numbers.join(','), declared];
   }
 
   /** The creative a line names, if it is held. */
@@ -483,7 +521,11 @@ function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-crea
   // A fact's numbers come as one comma-separated text (Fact), a column each here.
   const row =
     name === 'stage-import-rows'
-      ? (fact: (string | number | null)[]) => [...fact.slice(0, 3), ...String(fact[3]).split(',')]
+      ? (fact: (string | number | null)[]) => [
+          ...fact.slice(0, 3),
+          ...String(fact[3]).split(','),
+          fact[4] ? String(fact[4]).slice(1, -1) : null,
+        ]
       : (creative: (string | number | null)[]) => creative;
   const flush = async () => {
     if (batch.length === 0) return;
@@ -605,7 +647,12 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
     await query(tx, 'mark-updates-changing');
-    const file = new ImportFile(readCsvLines(streamFileFlag(deps.readStream(f.file), f.file)), deps.creativesHeld);
+    const declared = await query(tx, 'list-base-metrics', [org]);
+    const file = new ImportFile(
+      readCsvLines(streamFileFlag(deps.readStream(f.file), f.file)),
+      deps.creativesHeld,
+      declared,
+    );
     const meter = progressMeter(deps.progress, deps.progressEvery ?? 1000);
     await stageFile(tx, file, deps, meter);
     meter.step(`${meter.rows.toLocaleString('en-US')} rows read`, 'writing accounts, campaigns, creatives and facts');

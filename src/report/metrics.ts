@@ -69,11 +69,36 @@ export const SYSTEM_METRICS: Record<string, SystemMetric> = {
   completion_rate: ratio('percent', false, 'video_completions', 'video_views', 100),
 };
 
-export type CustomMetric = { name: string; formula: string; kind?: string };
+/**
+ * An organization's metric as the report's scope reads it: a custom one has a formula; a declared base metric
+ * (docs/decisions.md §5) has a slot instead, its place in a fact's `declared` numbers.
+ */
+export type CustomMetric = {
+  name: string;
+  formula: string | null;
+  kind?: string;
+  slot?: number | null;
+  conversionDerived?: boolean;
+};
+
+/**
+ * A declared base metric's sum in a grouping's rows (report/declared.ts): a column named apart from the system sums,
+ * the dimension keys and the comparison range's prefix. A metric of it is a formula of one reference to the column,
+ * so it goes wherever a custom metric goes (filters, sort, summary, comparison, every format).
+ */
+export const DECLARED = 'declared_';
+export type DeclaredSum = { column: string; slot: number; money: boolean };
 
 /** A metric the request may return: a system one, or a custom one with its parsed formula. */
 /** kind: money, count, percent, ratio or decimal (docs/decisions.md §5), which sets an XLSX cell's display format. */
-export type MetricPlan = { name: string; conversionDerived: boolean; formula?: Formula; kind?: string };
+export type MetricPlan = {
+  name: string;
+  conversionDerived: boolean;
+  formula?: Formula;
+  kind?: string;
+  /** A declared base metric's sum. */
+  declared?: DeclaredSum;
+};
 
 /**
  * The columns of an answer's rows (report/query.ts composes them): the dimension keys, then the metrics, then with a
@@ -90,8 +115,24 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
   const catalogue = new Map<string, MetricPlan>();
   for (const [name, metric] of Object.entries(SYSTEM_METRICS))
     catalogue.set(name, { name, conversionDerived: metric.conversionDerived, kind: metric.kind });
+  const declared = new Map<string, MetricPlan>();
+  for (const { name, slot, kind, conversionDerived } of custom) {
+    if (slot == null || name in SYSTEM_METRICS) continue;
+    const column = DECLARED + name;
+    const plan = {
+      name,
+      conversionDerived: conversionDerived ?? false,
+      formula: { op: 'ref', name: column } as Formula,
+      kind,
+      declared: { column, slot, money: kind === 'money' },
+    };
+    declared.set(name, plan);
+    catalogue.set(name, plan);
+  }
   const sources = new Map(
-    custom.filter((metric) => !(metric.name in SYSTEM_METRICS)).map((metric) => [metric.name, metric]),
+    custom
+      .filter((metric) => !(metric.name in SYSTEM_METRICS) && metric.formula !== null && metric.slot == null)
+      .map((metric) => [metric.name, metric as CustomMetric & { formula: string }]),
   );
   const expanded = new Map<string, Formula>();
   const expand = (name: string, within: string[]): Formula => {
@@ -102,9 +143,11 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
       tree = inline(parseFormula(sources.get(name)!.formula), (ref) =>
         ref in SYSTEM_METRICS
           ? { op: 'ref', name: ref }
-          : sources.has(ref) && !within.includes(ref)
-            ? expand(ref, [...within, ref])
-            : INVALID,
+          : declared.has(ref)
+            ? declared.get(ref)!.formula!
+            : sources.has(ref) && !within.includes(ref)
+              ? expand(ref, [...within, ref])
+              : INVALID,
       );
     } catch {
       tree = INVALID;
@@ -115,7 +158,10 @@ export function metricCatalogue(custom: CustomMetric[]): Map<string, MetricPlan>
   for (const { name, kind } of sources.values()) {
     const tree = expand(name, [name]);
     // A formula over a conversion metric is itself conversion-derived: a plan without them must not see it.
-    const derived = references(tree).some((ref) => SYSTEM_METRICS[ref]?.conversionDerived ?? false);
+    const derived = references(tree).some(
+      (ref) =>
+        SYSTEM_METRICS[ref]?.conversionDerived ?? declared.get(ref.slice(DECLARED.length))?.conversionDerived ?? false,
+    );
     catalogue.set(name, { name, conversionDerived: derived, formula: tree, kind });
   }
   return catalogue;
@@ -138,7 +184,8 @@ function inline(tree: Formula, ref: (name: string) => Formula): Formula {
 }
 
 /** A formula's reference to a metric, in SQL over the sums' columns named prefix + their name. */
-const metricRef = (prefix: string) => (name: string) => SYSTEM_METRICS[name]?.sql(prefix) ?? 'null::float8';
+const metricRef = (prefix: string) => (name: string) =>
+  SYSTEM_METRICS[name]?.sql(prefix) ?? (name.startsWith(DECLARED) ? prefix + name : 'null::float8');
 
 /**
  * A metric as a SQL expression over the sums' columns (a grouping's query): a system one's SQL, or a custom formula
@@ -191,6 +238,8 @@ export const COMPARED = 'compare_';
 export function comparedSums(row: Record<string, unknown>): Sums {
   const sums = {} as Sums;
   for (const name of BASE_METRICS) sums[name] = row[COMPARED + name] as number;
+  for (const key in row)
+    if (key.startsWith(COMPARED + DECLARED)) (sums as Record<string, unknown>)[key.slice(COMPARED.length)] = row[key];
   return sums;
 }
 
@@ -215,6 +264,8 @@ export function writeMetrics(sums: Sums, metrics: MetricPlan[], out: unknown[], 
       if (!system) {
         system = {};
         for (const [name, m] of Object.entries(SYSTEM_METRICS)) system[name] = m.compute(sums);
+        // A declared base metric's sum, as its row holds it.
+        for (const key in sums) if (key.startsWith(DECLARED)) system[key] = (sums as Record<string, number>)[key];
       }
       out[at + i] = tidy(evaluate(metric.formula, system));
     } else {

@@ -7,7 +7,8 @@ import type { IncomingRequest } from '../http/incoming.ts';
 import { ApiError } from '../http/problem.ts';
 import { didYouMean } from '../http/nearest.ts';
 import { notFound } from '../auth/visibility.ts';
-import { metricCatalogue, type MetricPlan } from './metrics.ts';
+import { metricCatalogue, type DeclaredSum, type MetricPlan } from './metrics.ts';
+import { declaredUsed } from './declared.ts';
 import type { DataParams, Grouping } from './params.ts';
 import { DIMENSION_KEYS } from './dimensions.ts';
 import { planFilters, type FilterPlan } from './filters.ts';
@@ -21,6 +22,8 @@ export type PreparedData = {
   /** The rows' dimension keys: the interval's (day, week or month) first, if one is asked, then the grouping's. */
   keys: readonly string[];
   metrics: MetricPlan[];
+  /** The declared base metrics' sums the metrics, filters and sort use (report/declared.ts). */
+  declared: DeclaredSum[];
   /** The row filters, checked against the rows (filters.ts). */
   filters: FilterPlan[];
   /** A comparison range is asked: each row carries its metrics over it too (docs/decisions.md §6). */
@@ -148,7 +151,8 @@ function answerMetrics(scope: ReportScope, params: DataParams, plan: Plan) {
   const known = new Set(catalogue.keys());
   const keys = DIMENSION_KEYS[params.groupBy];
   const filters = planFilters(params.filter ?? [], keys, metrics, { known, withheld }, params.interval);
-  return { metrics, filters };
+  const filtered = filters.flatMap((filter) => (filter.on === 'metric' ? [filter.metric] : []));
+  return { metrics, filters, declared: declaredUsed([...metrics, ...filtered], catalogue) };
 }
 
 /** The answer's plan and ETag (docs/decisions.md §6); a request it cannot answer is a 400. */
@@ -165,7 +169,7 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
   if (params.nameFilter !== undefined && UNNAMED.includes(grouping))
     throw bad(`nameFilter does not apply to groupBy=${grouping}, whose rows have no name.`);
 
-  const { metrics, filters } = answerMetrics(scope, params, plan);
+  const { metrics, filters, declared } = answerMetrics(scope, params, plan);
 
   if (params.sort !== undefined) {
     if (!SORTABLE.includes(grouping))
@@ -195,6 +199,7 @@ function describe(scope: ReportScope, params: DataParams, plan: Plan, format: st
     grouping,
     keys: params.interval ? [params.interval, ...DIMENSION_KEYS[grouping]] : DIMENSION_KEYS[grouping],
     metrics,
+    declared,
     filters,
     compared: params.compareFrom !== undefined,
     summary: params.summary,

@@ -8,6 +8,7 @@ import type { Lent } from '../store/exclusive.ts';
 import { query, queryText, statement, type QueryParam } from '../store/queries.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { filterSql } from './filters.ts';
+import { withDeclared, type Placed } from './declared.ts';
 import {
   BASE_METRICS,
   COMPARED,
@@ -88,7 +89,8 @@ export function groupingFile(
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
 }
 
-function groupingParams(data: PreparedData, range: DayRange): QueryParam[] {
+/** A grouping's parameters, and where the interval's and the segments' are (report/declared.ts reads them too). */
+function groupingParams(data: PreparedData, range: DayRange): { params: QueryParam[]; placed: Placed } {
   const params: QueryParam[] = [
     data.accountIds,
     data.campaignIds,
@@ -97,10 +99,11 @@ function groupingParams(data: PreparedData, range: DayRange): QueryParam[] {
     data.scope.currency,
     data.params.nameFilter || null,
   ];
-  if (data.params.interval) params.push(data.params.interval, data.params.changedSince ?? null);
-  if (data.grouping === 'segment') params.push(data.segmentIds);
+  const placed: Placed = {};
+  if (data.params.interval) placed.interval = params.push(data.params.interval, data.params.changedSince ?? null) - 1;
+  if (data.grouping === 'segment') placed.segments = params.push(data.segmentIds);
   if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
-  return params;
+  return { params, placed };
 }
 
 /** The columns that order a grouping's rows (its query's own order): by name, then id; months ascending. */
@@ -137,7 +140,12 @@ export type Statement = { file: QueryName; text: string; params: QueryParam[]; b
 /** A grouping's query file, its parameters, and which of them is the name filter's text ($6, when there is one). */
 function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
   const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
-  return { file, text: queryText(file), params: groupingParams(data, range), bound: data.params.nameFilter ? [6] : [] };
+  const { params, placed } = groupingParams(data, range);
+  const order = [...(data.params.interval ? ['period'] : []), ...ROW_ORDER[data.grouping]];
+  const text = data.declared.length
+    ? withDeclared(queryText(file), data.grouping, data.declared, placed, order)
+    : queryText(file);
+  return { file, text, params, bound: data.params.nameFilter ? [6] : [] };
 }
 
 /** text with each $n moved up by offset, for a second source after the first one's parameters. */
@@ -152,7 +160,7 @@ function bothRanges(main: string, other: string, data: PreparedData): string {
   const on = MATCHED_ON[data.grouping];
   const side = (text: string) => `(select s.*, true as _side from (\n${text}\n) s)`;
   const sums = (alias: string, prefix: string) =>
-    BASE_METRICS.map((name) => `case when ${alias}._side then ${alias}.${name} else 0 end as ${prefix}${name}`);
+    sumNames(data).map((name) => `case when ${alias}._side then ${alias}.${name} else 0 end as ${prefix}${name}`);
   const columns = [
     ...data.keys.map((key) => `coalesce(m.${quoted(key)}, c.${quoted(key)}) as ${quoted(key)}`),
     ...sums('m', ''),
@@ -163,16 +171,21 @@ function bothRanges(main: string, other: string, data: PreparedData): string {
   return `select ${columns.join(', ')} from ${side(main)} m ${join} ${side(other)} c${condition}`;
 }
 
+/** A grouping's sums: the system base metrics', then the declared ones the answer uses (report/declared.ts). */
+const sumNames = (data: PreparedData): readonly string[] =>
+  data.declared.length ? [...BASE_METRICS, ...data.declared.map((sum) => sum.column)] : BASE_METRICS;
+
 /** A composed row's sums: the base metrics', then with a comparison range the same over it. */
 const sumColumns = (data: PreparedData) => [
-  ...BASE_METRICS,
-  ...(data.compared ? BASE_METRICS.map((name) => COMPARED + name) : []),
+  ...sumNames(data),
+  ...(data.compared ? sumNames(data).map((name) => COMPARED + name) : []),
 ];
 
 /** A last row of totals after rows (marked _total): the sums of every row, money null where any row's is. */
 function withSummary(rows: string, data: PreparedData): string {
+  const money = new Set([...MONEY, ...data.declared.filter((sum) => sum.money).map((sum) => sum.column)]);
   const total = (column: string) =>
-    MONEY.has(column.replace(COMPARED, ''))
+    money.has(column.replace(COMPARED, ''))
       ? `case when count(*) = count(${column}) then coalesce(sum(${column}), 0) end`
       : `coalesce(sum(${column}), 0)`;
   const columns = [...data.keys.map(() => 'null'), ...sumColumns(data).map(total), 'true'];
@@ -249,9 +262,9 @@ export function toCells(row: SumRow, data: PreparedData): Cells {
 }
 
 /** The summary of no rows, for an answer with no ad account to read: zero sums (docs/decisions.md §6). */
-export function emptySummary(): SumRow {
+export function emptySummary(data: PreparedData): SumRow {
   const row: SumRow = { _total: true } as unknown as SumRow;
-  for (const name of BASE_METRICS) row[name] = row[COMPARED + name] = 0;
+  for (const name of sumNames(data)) (row as Record<string, unknown>)[name] = row[COMPARED + name] = 0;
   return row;
 }
 

@@ -37,6 +37,10 @@ export type QueryTypes = {
     params: [string | null];
     row: { "id": string; "key": string };
   };
+  'catalogue-delete-base-metric': {
+    params: [string | null, string | null];
+    row: {  };
+  };
   'catalogue-delete-metric': {
     params: [string | null, string | null];
     row: {  };
@@ -55,11 +59,15 @@ export type QueryTypes = {
   };
   'catalogue-read': {
     params: [string | null];
-    row: { "adAccounts": unknown; "metrics": unknown; "segments": unknown; "reports": unknown };
+    row: { "adAccounts": unknown; "baseMetrics": unknown; "metrics": unknown; "segments": unknown; "reports": unknown };
   };
   'catalogue-save-ad-account': {
     params: [string | null, string | null, string | null, string | null, string | null, string | null];
     row: { "id": string };
+  };
+  'catalogue-save-base-metric': {
+    params: [string | null, string | null, string | null, string | null, boolean | null, boolean | null, string | null, number | null];
+    row: {  };
   };
   'catalogue-save-metric': {
     params: [string | null, string | null, string | null, string | null, string | null, string | null, string | null];
@@ -265,6 +273,10 @@ export type QueryTypes = {
     params: [(string | number) | null, (string | number) | null, string | null, boolean | null, string[] | null, string | null];
     row: { "total": number | null; "items": unknown };
   };
+  'list-base-metrics': {
+    params: [string | null];
+    row: { "name": string; "slot": number; "kind": string; "whole": boolean };
+  };
   'list-campaigns': {
     params: [(string | number) | null, (string | number) | null, string | null, boolean | null, string[] | null, string | null, string | null];
     row: { "total": number | null; "items": unknown };
@@ -430,7 +442,7 @@ export type QueryTypes = {
     row: {  };
   };
   'stage-import-rows': {
-    params: [number[] | null, number[] | null, ((Date | string)[]) | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null];
+    params: [number[] | null, number[] | null, ((Date | string)[]) | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null, string[] | null];
     row: {  };
   };
   'standby-caught-up': {

@@ -74,7 +74,7 @@ export function csvStream(sheet: Sheet, end: StreamEnd = NOTHING_TO_END): Readab
  * (docs/decisions.md §6).
  */
 export async function* cellsOfNothing(data: PreparedData): AsyncGenerator<Cells[]> {
-  if (data.summary) yield [toCells(emptySummary(), data)];
+  if (data.summary) yield [toCells(emptySummary(data), data)];
 }
 
 /**

@@ -39,7 +39,7 @@ const SUMMARY = '],"summary":';
 
 /** The summary of an answer with no rows (no ad account in scope): zero sums, ratios null (docs/decisions.md §6). */
 function summaryOfNothing(data: PreparedData) {
-  const none = emptySummary();
+  const none = emptySummary(data);
   const metrics = rowMetrics(none, data.metrics);
   return data.compared ? { metrics, compare: { metrics: rowMetrics(comparedSums(none), data.metrics) } } : { metrics };
 }
