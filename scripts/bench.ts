@@ -8,6 +8,7 @@ import { postgresBin } from './postgresServers.ts';
 import { TARGETS as currencyTargets, currenciesPart } from './bench/currencies.ts';
 import { TARGETS as dashboardTargets, dashboardsPart } from './bench/dashboards.ts';
 import { TARGETS as dataTargets, dataPart, NAIVE_BOUNDS } from './bench/data.ts';
+import { TARGETS as declaredTargets, declaredPart } from './bench/declared.ts';
 import { TARGETS as exportTargets, exportsPart } from './bench/exports.ts';
 import { TARGETS as fairTargets, fairPart } from './bench/fair.ts';
 import { TARGETS as footprintTargets, footprintPart } from './bench/footprint.ts';
@@ -44,6 +45,7 @@ if (listTargets) {
     periods: periodTargets,
     currencies: currencyTargets,
     dashboards: dashboardTargets,
+    declared: declaredTargets,
     exports: exportTargets,
     fair: fairTargets,
     replicas: replicaTargets,
@@ -88,6 +90,7 @@ try {
   if (runs('periods')) results.push(await periodsPart(setup));
   if (setup.converted && runs('currencies')) results.push(await currenciesPart(setup));
   if (setup.converted && runs('dashboards')) results.push(await dashboardsPart(setup));
+  if (runs('declared')) results.push(await declaredPart(setup));
   if (runs('exports')) results.push(await exportsPart(setup));
   if (runs('fair')) results.push(await fairPart(setup));
   if (runs('import')) {

@@ -107,6 +107,36 @@ create table custom_metrics (
   constraint custom_metrics_slot_check CHECK (slot >= 1 AND slot <= 8)
 );
 
+create table declared_campaign_daily (
+  ad_account_id uuid not null,
+  day date not null,
+  campaign_id uuid not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id)
+);
+
+create table declared_campaign_monthly (
+  ad_account_id uuid not null,
+  month date not null,
+  campaign_id uuid not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id)
+);
+
 create table deleted_clients (
   id text not null,
   deleted_at timestamp with time zone default now() not null,
@@ -772,6 +802,33 @@ begin
 end
 $function$;
 
+CREATE OR REPLACE FUNCTION public.declared_after_write()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_accounts uuid[];
+  v_days date[];
+begin
+  if tg_op = 'INSERT' then
+    select array_agg(a), array_agg(d) into v_accounts, v_days
+    from (select distinct ad_account_id as a, day as d from new_rows where declared is not null) t;
+  elsif tg_op = 'DELETE' then
+    select array_agg(a), array_agg(d) into v_accounts, v_days
+    from (select distinct ad_account_id as a, day as d from old_rows where declared is not null) t;
+  else
+    select array_agg(a), array_agg(d) into v_accounts, v_days
+    from (select ad_account_id as a, day as d from new_rows where declared is not null
+          union
+          select ad_account_id, day from old_rows where declared is not null) t;
+  end if;
+  if v_accounts is not null then
+    perform rebuild_declared(v_accounts, v_days);
+  end if;
+  return null;
+end
+$function$;
+
 CREATE OR REPLACE FUNCTION public.defer_rollups()
  RETURNS void
  LANGUAGE plpgsql
@@ -1234,6 +1291,30 @@ AS $function$
   from unnest(p_accounts, p_months) as t(ad_account_id, month)
   cross join lateral generate_series(t.month, t.month + interval '1 month' - interval '1 day', interval '1 day') d
   having count(*) > 0;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_declared(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE sql
+AS $function$
+  delete from declared_campaign_daily d
+  using (select distinct a, day from unnest(p_accounts, p_days) t(a, day)) t
+  where d.ad_account_id = t.a and d.day = t.day;
+  insert into declared_campaign_daily (ad_account_id, day, campaign_id, d1, d2, d3, d4, d5, d6, d7, d8)
+  select f.ad_account_id, f.day, f.campaign_id, sum(coalesce(f.declared[1], 0)), sum(coalesce(f.declared[2], 0)), sum(coalesce(f.declared[3], 0)), sum(coalesce(f.declared[4], 0)), sum(coalesce(f.declared[5], 0)), sum(coalesce(f.declared[6], 0)), sum(coalesce(f.declared[7], 0)), sum(coalesce(f.declared[8], 0))
+  from facts f
+  join (select distinct a, day from unnest(p_accounts, p_days) t(a, day)) t on f.ad_account_id = t.a and f.day = t.day
+  where f.declared is not null
+  group by f.ad_account_id, f.day, f.campaign_id;
+  delete from declared_campaign_monthly m
+  using (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+  where m.ad_account_id = t.a and m.month = t.month;
+  insert into declared_campaign_monthly (ad_account_id, month, campaign_id, d1, d2, d3, d4, d5, d6, d7, d8)
+  select d.ad_account_id, t.month, d.campaign_id, sum(d.d1), sum(d.d2), sum(d.d3), sum(d.d4), sum(d.d5), sum(d.d6), sum(d.d7), sum(d.d8)
+  from declared_campaign_daily d
+  join (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+    on d.ad_account_id = t.a and d.day >= t.month and d.day < (t.month + interval '1 month')::date
+  group by d.ad_account_id, t.month, d.campaign_id;
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_deferred_rollups()
@@ -2183,6 +2264,9 @@ CREATE TRIGGER facts_named_campaigns AFTER DELETE ON campaigns REFERENCING OLD T
 CREATE TRIGGER writers_lock BEFORE DELETE ON campaigns FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
 CREATE TRIGGER facts_named_creatives AFTER DELETE ON creatives REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION refuse_orphaned_facts();
 CREATE TRIGGER writers_lock BEFORE DELETE ON creatives FOR EACH STATEMENT EXECUTE FUNCTION lock_writers_before_statement();
+CREATE TRIGGER declared_written_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION declared_after_write();
+CREATE TRIGGER declared_written_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION declared_after_write();
+CREATE TRIGGER declared_written_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION declared_after_write();
 CREATE TRIGGER facts_written_delete AFTER DELETE ON facts REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();
 CREATE TRIGGER facts_written_insert AFTER INSERT ON facts REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();
 CREATE TRIGGER facts_written_update AFTER UPDATE ON facts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION facts_after_write();

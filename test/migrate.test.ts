@@ -115,6 +115,7 @@ const SHIPPED: Record<string, string> = {
   '045_one_key_for_a_parent': '78e97bc30cbf9f28',
   '046_spans_as_arrays': '5018fe2c517ef38e',
   '047_declared_base_metrics': 'c6e68e4224ce5a00',
+  '048_declared_rollups': 'a8fc9a5d4e82eeaa',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

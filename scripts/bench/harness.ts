@@ -47,6 +47,7 @@ export const PARTS = [
   'periods',
   'currencies',
   'dashboards',
+  'declared',
   'exports',
   'fair',
   'replicas',

@@ -1,7 +1,7 @@
-// Declared base metrics in an answer (docs/decisions.md §5): their sums beside a grouping's rows. They are summed from
-// the facts' `declared` numbers (migration 047) over the answer's range, by the grouping's key and period, each day's
-// money converted at that day's rate (§11): the same rows and the same rules as the grouping's own sums, which come
-// from the rollups. A slot past a fact's numbers, or a fact written before any was declared, reads as 0.
+// Declared base metrics in an answer (docs/decisions.md §5): their sums beside a grouping's rows, by the grouping's
+// key and period, each day's money converted at that day's rate (§11): the same rules as the grouping's own sums.
+// They are read from their own sums by campaign (migration 048), or for creatives from the facts' `declared` numbers
+// (migration 047). A slot past a fact's numbers, or a fact written before any was declared, reads as 0.
 import { references } from './formula.ts';
 import type { DeclaredSum, MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
@@ -29,6 +29,44 @@ const KEYED: Record<Grouping, { column: string; of: string } | null> = {
 /** Where a grouping's query takes its parameters (report/query.ts groupingParams). */
 export type Placed = { interval?: number; segments?: number };
 
+/** The first day of the range's first whole month, and the first day after its last whole month ($3 to $4). */
+const WHOLE_MONTHS_FROM = `(date_trunc('month', ($3::date - 1)::timestamp) + interval '1 month')::date`;
+const WHOLE_MONTHS_TO = `date_trunc('month', ($4::date + 1)::timestamp)::date`;
+
+/**
+ * The rows the sums are made of, each with its account, campaign, day (a month's first for a month's row), numbers
+ * d1 to d8 and the factor of its money into the report's currency (null: no rate on or before its day).
+ * Creatives: their facts. Else the campaigns' sums (migration 048): a whole month of an account in the report's
+ * currency from the month's row where the answer's periods hold whole months, every other day from the day's.
+ */
+function units(grouping: Grouping, months: boolean): string {
+  const accounts = 'join ad_accounts a on a.id = u.ad_account_id';
+  const factor = 'fx_factor(a.currency, $5, u.day)';
+  const within = '($2::uuid[] is null or u.campaign_id = any($2)) and u.ad_account_id = any($1)';
+  if (grouping === 'video' || grouping === 'creative') {
+    const slots = Array.from({ length: 8 }, (_, i) => `coalesce(u.declared[${i + 1}], 0) as d${i + 1}`).join(', ');
+    return (
+      `select u.ad_account_id, u.campaign_id, u.creative_id, u.day, ${slots}, ${factor} as factor ` +
+      `from facts u ${accounts} where ${within} and u.day >= $3 and u.day <= $4`
+    );
+  }
+  const day = (where: string) =>
+    `select u.ad_account_id, u.campaign_id, u.day, ${DAYS}, ${factor} as factor ` +
+    `from declared_campaign_daily u ${accounts} where ${within} and u.day >= $3 and u.day <= $4 and ${where}`;
+  if (!months) return day('true');
+  // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
+  // whole months of those in the report's (none after them when there are none).
+  return [
+    day('a.currency <> $5'),
+    day(`a.currency = $5 and u.day < ${WHOLE_MONTHS_FROM}`),
+    day(`a.currency = $5 and u.day >= greatest(${WHOLE_MONTHS_TO}, ${WHOLE_MONTHS_FROM})`),
+    `select u.ad_account_id, u.campaign_id, u.month as day, ${DAYS}, 1::float8 as factor ` +
+      `from declared_campaign_monthly u ${accounts} where ${within} and a.currency = $5 ` +
+      `and u.month >= ${WHOLE_MONTHS_FROM} and u.month < ${WHOLE_MONTHS_TO}`,
+  ].join(' union all ');
+}
+const DAYS = Array.from({ length: 8 }, (_, i) => `u.d${i + 1}`).join(', ');
+
 /**
  * rows (a grouping's query, its columns as shape says, ordered by order) with a column for each of sums, in the same
  * order. The sums' own query takes the grouping's parameters: $1 ad accounts, $2 campaigns, $3 from, $4 to, $5 the
@@ -40,6 +78,7 @@ export function withDeclared(
   sums: DeclaredSum[],
   placed: Placed,
   order: string[],
+  interval: string | undefined,
 ): string {
   const keyed = KEYED[grouping];
   const period =
@@ -48,44 +87,34 @@ export function withDeclared(
       : `to_char(period_start($${placed.interval}, f.day), ` +
         `case when $${placed.interval} = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end)`;
   const keys = [...(period ? [{ column: 'period', of: period }] : []), ...(keyed ? [keyed] : [])];
-  const money = sums.some((sum) => sum.money);
-  // A fact's number in slot, as a double; money in the report's currency (null: no rate on or before its day).
-  const value = (sum: DeclaredSum) => `coalesce(f.declared[${sum.slot}], 0)${sum.money ? ' * x.factor' : ''}`;
+  // A number of a day's (or a month's) row, as a double; money in the report's currency.
+  const value = (sum: DeclaredSum) => `f.d${sum.slot}${sum.money ? ' * f.factor' : ''}`;
   const summed = sums.map((sum) =>
     sum.money
-      ? `case when count(*) = count(x.factor) then sum(${value(sum)}) end as ${sum.column}`
+      ? `case when count(*) = count(f.factor) then sum(${value(sum)}) end as ${sum.column}`
       : `sum(${value(sum)}) as ${sum.column}`,
   );
-  const joins = [
-    ...(grouping === 'segment' ? [`join segment_campaigns sc on sc.campaign_id = f.campaign_id`] : []),
-    ...(grouping === 'video' ? [`join creatives cr on cr.id = f.creative_id and cr.format = 'video'`] : []),
-    ...(money
-      ? [
-          'join ad_accounts a on a.id = f.ad_account_id',
-          'cross join lateral (select fx_factor(a.currency, $5, f.day) as factor) x',
-        ]
-      : []),
-  ];
-  const where = [
-    'f.ad_account_id = any($1)',
-    '($2::uuid[] is null or f.campaign_id = any($2))',
-    'f.day >= $3 and f.day <= $4',
-    ...(grouping === 'segment' ? [`sc.segment_id = any($${placed.segments}::uuid[])`] : []),
-  ];
+  const join =
+    grouping === 'segment'
+      ? 'join segment_campaigns sc on sc.campaign_id = f.campaign_id ' +
+        `and sc.segment_id = any($${placed.segments}::uuid[])`
+      : grouping === 'video'
+        ? `join creatives cr on cr.id = f.creative_id and cr.format = 'video'`
+        : '';
   const sumsQuery =
-    `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _facts', ...summed].join(', ')} ` +
-    `from facts f ${joins.join(' ')} where ${where.join(' and ')}` +
+    `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _rows', ...summed].join(', ')} ` +
+    `from (${units(grouping, interval === undefined || interval === 'month')}) f ${join}` +
     (keys.length ? ` group by ${keys.map((_, i) => `_k${i}`).join(', ')}` : '');
-  // A row without facts (a total of nothing) sums to 0, as the grouping's own sums do; null money stays null.
+  // A row without any (a total of nothing) sums to 0, as the grouping's own sums do; null money stays null.
   const columns = sums.map((sum) =>
     sum.money
-      ? `case when d._facts is null then 0 else d.${sum.column} end as ${sum.column}`
+      ? `case when d._rows is null then 0 else d.${sum.column} end as ${sum.column}`
       : `coalesce(d.${sum.column}, 0) as ${sum.column}`,
   );
   const on = keys.map((k, i) => `g.${quoted(k.column)} = d._k${i}`).join(' and ');
-  const join = keys.length ? `left join (${sumsQuery}) d on ${on}` : `cross join (${sumsQuery}) d`;
+  const joined = keys.length ? `left join (${sumsQuery}) d on ${on}` : `cross join (${sumsQuery}) d`;
   return (
-    `select g.*, ${columns.join(', ')} from (\n${rows}\n) g ${join}` +
+    `select g.*, ${columns.join(', ')} from (\n${rows}\n) g ${joined}` +
     (order.length ? ` order by ${order.map((key) => `g.${quoted(key)}`).join(', ')}` : '')
   );
 }

@@ -143,7 +143,7 @@ function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
   const { params, placed } = groupingParams(data, range);
   const order = [...(data.params.interval ? ['period'] : []), ...ROW_ORDER[data.grouping]];
   const text = data.declared.length
-    ? withDeclared(queryText(file), data.grouping, data.declared, placed, order)
+    ? withDeclared(queryText(file), data.grouping, data.declared, placed, order, data.params.interval)
     : queryText(file);
   return { file, text, params, bound: data.params.nameFilter ? [6] : [] };
 }
