@@ -1254,7 +1254,8 @@ AS $function$
     from (select distinct source, target, month from pairs) p
     cross join lateral generate_series(p.month, p.month + interval '1 month' - interval '1 day', interval '1 day') d
   ), creatives as (
-    insert into facts_monthly_converted
+    insert into facts_monthly_converted (currency, organization_id, ad_account_id, campaign_id, creative_id, month,
+      impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
     select p.target, s.organization_id, p.ad_account_id, s.campaign_id, s.creative_id, p.month,
            sum(s.impressions), sum(s.clicks),
            case when count(*) = count(s.spend) then sum(s.spend) end, sum(s.conversions),
@@ -1265,7 +1266,8 @@ AS $function$
     group by p.target, s.organization_id, p.ad_account_id, s.campaign_id, s.creative_id, p.month
     returning *
   ), days as (
-    insert into facts_campaign_daily_converted
+    insert into facts_campaign_daily_converted (currency, organization_id, ad_account_id, campaign_id, day,
+      impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
     select p.target, d.organization_id, d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
            d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
     from pairs p
@@ -1274,7 +1276,8 @@ AS $function$
       select * from facts_campaign_daily d where d.ad_account_id = p.ad_account_id and d.day = x.day offset 0
     ) d
   )
-  insert into facts_campaign_monthly_converted
+  insert into facts_campaign_monthly_converted (currency, organization_id, ad_account_id, campaign_id, month,
+    impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
   select c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month,
          sum(c.impressions), sum(c.clicks), case when count(*) = count(c.spend) then sum(c.spend) end, sum(c.conversions),
          case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
@@ -1342,7 +1345,8 @@ AS $function$
   delete from facts_account_daily d
   using unnest(p_accounts, p_days) as t(ad_account_id, day)
   where d.ad_account_id = t.ad_account_id and d.day = t.day;
-  insert into facts_account_daily
+  insert into facts_account_daily (organization_id, ad_account_id, day, impressions, clicks, spend, conversions,
+    conversion_value, video_views, video_completions)
   select c.organization_id, c.ad_account_id, c.day, sum(c.impressions), sum(c.clicks), sum(c.spend), sum(c.conversions),
          sum(c.conversion_value), sum(c.video_views), sum(c.video_completions)
   from (select distinct * from unnest(p_accounts, p_days) as t(ad_account_id, day)) t
@@ -1357,7 +1361,8 @@ AS $function$
   delete from facts_account_daily_converted d
   using unnest(p_currencies, p_accounts, p_days) as t(currency, ad_account_id, day)
   where d.currency = t.currency and d.ad_account_id = t.ad_account_id and d.day = t.day;
-  insert into facts_account_daily_converted
+  insert into facts_account_daily_converted (currency, organization_id, ad_account_id, day, impressions, clicks,
+    spend, conversions, conversion_value, video_views, video_completions)
   select c.currency, c.organization_id, c.ad_account_id, c.day, sum(c.impressions), sum(c.clicks),
          case when count(*) = count(c.spend) then sum(c.spend) end, sum(c.conversions),
          case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
@@ -1375,7 +1380,8 @@ AS $function$
   delete from facts_campaign_daily d
   using unnest(p_accounts, p_days) as t(ad_account_id, day)
   where d.ad_account_id = t.ad_account_id and d.day = t.day;
-  insert into facts_campaign_daily
+  insert into facts_campaign_daily (organization_id, ad_account_id, campaign_id, day, impressions, clicks, spend,
+    conversions, conversion_value, video_views, video_completions)
   select f.organization_id, f.ad_account_id, f.campaign_id, f.day,
          sum(f.impressions), sum(f.clicks), sum(f.spend), sum(f.conversions), sum(f.conversion_value),
          sum(f.video_views), sum(f.video_completions)
@@ -1391,7 +1397,8 @@ AS $function$
   delete from facts_campaign_monthly m
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
   where m.ad_account_id = t.ad_account_id and m.month = t.month;
-  insert into facts_campaign_monthly
+  insert into facts_campaign_monthly (organization_id, ad_account_id, campaign_id, month, impressions, clicks, spend,
+    conversions, conversion_value, video_views, video_completions)
   select m.organization_id, m.ad_account_id, m.campaign_id, m.month,
          sum(m.impressions), sum(m.clicks), sum(m.spend), sum(m.conversions), sum(m.conversion_value),
          sum(m.video_views), sum(m.video_completions)
@@ -1408,7 +1415,8 @@ AS $function$
   delete from facts_monthly m
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
   where m.ad_account_id = t.ad_account_id and m.month = t.month;
-  insert into facts_monthly
+  insert into facts_monthly (organization_id, ad_account_id, campaign_id, creative_id, month, impressions, clicks,
+    spend, conversions, conversion_value, video_views, video_completions)
   select s.organization_id, t.ad_account_id, s.campaign_id, s.creative_id, t.month,
          sum(s.impressions), sum(s.clicks), sum(s.spend), sum(s.conversions), sum(s.conversion_value),
          sum(s.video_views), sum(s.video_completions)
@@ -1483,7 +1491,8 @@ begin
         from unnest(v_accounts, v_starts, v_sources, v_targets) as t(ad_account_id, start, source, target)
         group by t.ad_account_id, t.start
       )
-      insert into facts_spans
+      insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
+        spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, 2, t.start, s.target, array_agg(s.creative_id), array_agg(s.campaign_id),
              array_agg(s.impressions), array_agg(s.clicks), array_agg(s.spend), array_agg(s.conversions),
              array_agg(s.conversion_value), array_agg(s.video_views), array_agg(s.video_completions)
@@ -1506,14 +1515,16 @@ begin
     else
       -- A span with one span below it holding facts holds what that one holds: its arrays are copied, not summed
       -- again (a day of new creatives; the later half of a span, not yet reached).
-      insert into facts_spans
+      insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
+        spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, b.creative_ids, b.campaign_ids, b.impressions, b.clicks,
              b.spend, b.conversions, b.conversion_value, b.video_views, b.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
       join facts_spans b on b.ad_account_id = t.ad_account_id and b.level = v_below and b.currency = t.target
         and b.start between t.start and t.start + (1 << v_level) - 1
       where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) = 1;
-      insert into facts_spans
+      insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
+        spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, s.*
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
       cross join lateral (
@@ -1534,7 +1545,8 @@ begin
       where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) > 1;
     end if;
     if v_level = 2 then
-      insert into facts_campaign_spans
+      insert into facts_campaign_spans (ad_account_id, level, start, currency, campaign_id, organization_id,
+        impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, a.organization_id,
              s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
@@ -1548,7 +1560,8 @@ begin
         group by c.campaign_id
       ) s;
     else
-      insert into facts_campaign_spans
+      insert into facts_campaign_spans (ad_account_id, level, start, currency, campaign_id, organization_id,
+        impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, s.campaign_id, s.organization_id,
              s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)

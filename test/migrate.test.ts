@@ -116,6 +116,7 @@ const SHIPPED: Record<string, string> = {
   '046_spans_as_arrays': '5018fe2c517ef38e',
   '047_declared_base_metrics': 'c6e68e4224ce5a00',
   '048_declared_rollups': 'a8fc9a5d4e82eeaa',
+  '049_named_columns': '7b15398d8e1bd017',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {
