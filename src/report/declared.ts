@@ -105,16 +105,30 @@ export function withDeclared(
     `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _rows', ...summed].join(', ')} ` +
     `from (${units(grouping, interval === undefined || interval === 'month')}) f ${join}` +
     (keys.length ? ` group by ${keys.map((_, i) => `_k${i}`).join(', ')}` : '');
-  // A row without any (a total of nothing) sums to 0, as the grouping's own sums do; null money stays null.
-  const columns = sums.map((sum) =>
+  if (keys.length === 0) {
+    // One row each side (a total): its sums, 0 for no rows, as the grouping's own; null money stays null.
+    const columns = sums.map((sum) =>
+      sum.money
+        ? `case when d._rows = 0 then 0 else d.${sum.column} end as ${sum.column}`
+        : `coalesce(d.${sum.column}, 0) as ${sum.column}`,
+    );
+    return `select g.*, ${columns.join(', ')} from (\n${rows}\n) g cross join (${sumsQuery}) d`;
+  }
+  // Each key's sums in one object, built once and read a row at a time: joined instead, PostgreSQL guessed 200 keys a
+  // side and compared every pair (BENCHMARKS.md, "Declared base metrics"). The numbers go as their shortest exact text.
+  const key = (of: (k: { column: string }, i: number) => string) => keys.map(of).join(` || '|' || `);
+  const object =
+    `select jsonb_object_agg(${key((_, i) => `d._k${i}::text`)}, ` +
+    `jsonb_build_array(${sums.map((sum) => `d.${sum.column}::text`).join(', ')})) as sums from (${sumsQuery}) d`;
+  // A row of no declared numbers (a key the object lacks) sums to 0; null money stays null.
+  const columns = sums.map((sum, i) =>
     sum.money
-      ? `case when d._rows is null then 0 else d.${sum.column} end as ${sum.column}`
-      : `coalesce(d.${sum.column}, 0) as ${sum.column}`,
+      ? `case when e.v is null then 0 else (e.v ->> ${i})::float8 end as ${sum.column}`
+      : `coalesce((e.v ->> ${i})::float8, 0) as ${sum.column}`,
   );
-  const on = keys.map((k, i) => `g.${quoted(k.column)} = d._k${i}`).join(' and ');
-  const joined = keys.length ? `left join (${sumsQuery}) d on ${on}` : `cross join (${sumsQuery}) d`;
+  const lookup = `cross join lateral (select o.sums -> (${key((k) => `g.${quoted(k.column)}::text`)}) as v) e`;
   return (
-    `select g.*, ${columns.join(', ')} from (\n${rows}\n) g ${joined}` +
-    (order.length ? ` order by ${order.map((key) => `g.${quoted(key)}`).join(', ')}` : '')
+    `select g.*, ${columns.join(', ')} from (\n${rows}\n) g cross join (${object}) o ${lookup}` +
+    (order.length ? ` order by ${order.map((k) => `g.${quoted(k)}`).join(', ')}` : '')
   );
 }
