@@ -39,7 +39,11 @@ import initdbWasm from ${pgliteFile('initdb.wasm')} with { type: 'file' };
 import pgliteData from ${pgliteFile('pglite.data')} with { type: 'file' };
 import redoc from 'redoc/bundles/redoc.standalone.js' with { type: 'text' };
 
-bundled.sql = ${JSON.stringify({ migrations: sqlFolder('migrations'), queries: sqlFolder('queries') })};
+bundled.sql = ${JSON.stringify({
+  migrations: sqlFolder('migrations'),
+  queries: sqlFolder('queries'),
+  lattice: readFileSync(join(root, 'sql/lattice/lattice.sql'), 'utf8'),
+})};
 bundled.pglite = async () => ({
   pgliteWasmModule: await WebAssembly.compile(await readFile(pgliteWasm)),
   initdbWasmModule: await WebAssembly.compile(await readFile(initdbWasm)),

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import type { Sql } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openDatabase } from '../src/store/open.ts';
+import { expandBaseLists } from '../src/store/baseLists.ts';
 
 const DIR = 'sql/queries';
 
@@ -68,7 +69,7 @@ async function describeAll(sql: Sql): Promise<string> {
   await sql
     .begin(async (tx) => {
       for (const file of [...staging, ...files.filter((f) => !staging.includes(f))]) {
-        const text = readFileSync(join(DIR, file), 'utf8');
+        const text = expandBaseLists(readFileSync(join(DIR, file), 'utf8'));
         const name = file.slice(0, -4);
         const described = await tx.unsafe(text).describe();
         if (staging.includes(file)) await tx.unsafe(text);

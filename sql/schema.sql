@@ -1009,7 +1009,7 @@ begin
         or (n.organization_id, n.campaign_id, n.impressions, n.clicks, n.spend, n.conversions, n.conversion_value,
             n.video_views, n.video_completions)
           is distinct from (o.organization_id, o.campaign_id, o.impressions, o.clicks, o.spend, o.conversions,
-            o.conversion_value, o.video_views, o.video_completions)
+              o.conversion_value, o.video_views, o.video_completions)
     ) t;
   end if;
   if v_accounts is null then
@@ -1257,9 +1257,8 @@ AS $function$
     insert into facts_monthly_converted (currency, organization_id, ad_account_id, campaign_id, creative_id, month,
       impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
     select p.target, s.organization_id, p.ad_account_id, s.campaign_id, s.creative_id, p.month,
-           sum(s.impressions), sum(s.clicks),
-           case when count(*) = count(s.spend) then sum(s.spend) end, sum(s.conversions),
-           case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end,
+           sum(s.impressions), sum(s.clicks), case when count(*) = count(s.spend) then sum(s.spend) end,
+           sum(s.conversions), case when count(*) = count(s.conversion_value) then sum(s.conversion_value) end,
            sum(s.video_views), sum(s.video_completions)
     from pairs p
     cross join lateral month_pieces(p.ad_account_id, p.month, p.source, p.target) s
@@ -1279,8 +1278,8 @@ AS $function$
   insert into facts_campaign_monthly_converted (currency, organization_id, ad_account_id, campaign_id, month,
     impressions, clicks, spend, conversions, conversion_value, video_views, video_completions)
   select c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month,
-         sum(c.impressions), sum(c.clicks), case when count(*) = count(c.spend) then sum(c.spend) end, sum(c.conversions),
-         case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
+         sum(c.impressions), sum(c.clicks), case when count(*) = count(c.spend) then sum(c.spend) end,
+         sum(c.conversions), case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
          sum(c.video_views), sum(c.video_completions)
   from creatives c
   group by c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month;
@@ -1346,7 +1345,7 @@ AS $function$
   using unnest(p_accounts, p_days) as t(ad_account_id, day)
   where d.ad_account_id = t.ad_account_id and d.day = t.day;
   insert into facts_account_daily (organization_id, ad_account_id, day, impressions, clicks, spend, conversions,
-    conversion_value, video_views, video_completions)
+      conversion_value, video_views, video_completions)
   select c.organization_id, c.ad_account_id, c.day, sum(c.impressions), sum(c.clicks), sum(c.spend), sum(c.conversions),
          sum(c.conversion_value), sum(c.video_views), sum(c.video_completions)
   from (select distinct * from unnest(p_accounts, p_days) as t(ad_account_id, day)) t
@@ -1361,12 +1360,12 @@ AS $function$
   delete from facts_account_daily_converted d
   using unnest(p_currencies, p_accounts, p_days) as t(currency, ad_account_id, day)
   where d.currency = t.currency and d.ad_account_id = t.ad_account_id and d.day = t.day;
-  insert into facts_account_daily_converted (currency, organization_id, ad_account_id, day, impressions, clicks,
-    spend, conversions, conversion_value, video_views, video_completions)
+  insert into facts_account_daily_converted (currency, organization_id, ad_account_id, day, impressions, clicks, spend,
+      conversions, conversion_value, video_views, video_completions)
   select c.currency, c.organization_id, c.ad_account_id, c.day, sum(c.impressions), sum(c.clicks),
          case when count(*) = count(c.spend) then sum(c.spend) end, sum(c.conversions),
-         case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end,
-         sum(c.video_views), sum(c.video_completions)
+         case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end, sum(c.video_views),
+         sum(c.video_completions)
   from (select distinct * from unnest(p_currencies, p_accounts, p_days) as t(currency, ad_account_id, day)) t
   join facts_campaign_daily_converted c on c.currency = t.currency and c.ad_account_id = t.ad_account_id and c.day = t.day
   group by c.currency, c.organization_id, c.ad_account_id, c.day;
@@ -1381,7 +1380,7 @@ AS $function$
   using unnest(p_accounts, p_days) as t(ad_account_id, day)
   where d.ad_account_id = t.ad_account_id and d.day = t.day;
   insert into facts_campaign_daily (organization_id, ad_account_id, campaign_id, day, impressions, clicks, spend,
-    conversions, conversion_value, video_views, video_completions)
+      conversions, conversion_value, video_views, video_completions)
   select f.organization_id, f.ad_account_id, f.campaign_id, f.day,
          sum(f.impressions), sum(f.clicks), sum(f.spend), sum(f.conversions), sum(f.conversion_value),
          sum(f.video_views), sum(f.video_completions)
@@ -1398,7 +1397,7 @@ AS $function$
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
   where m.ad_account_id = t.ad_account_id and m.month = t.month;
   insert into facts_campaign_monthly (organization_id, ad_account_id, campaign_id, month, impressions, clicks, spend,
-    conversions, conversion_value, video_views, video_completions)
+      conversions, conversion_value, video_views, video_completions)
   select m.organization_id, m.ad_account_id, m.campaign_id, m.month,
          sum(m.impressions), sum(m.clicks), sum(m.spend), sum(m.conversions), sum(m.conversion_value),
          sum(m.video_views), sum(m.video_completions)
@@ -1416,7 +1415,7 @@ AS $function$
   using unnest(p_accounts, p_months) as t(ad_account_id, month)
   where m.ad_account_id = t.ad_account_id and m.month = t.month;
   insert into facts_monthly (organization_id, ad_account_id, campaign_id, creative_id, month, impressions, clicks,
-    spend, conversions, conversion_value, video_views, video_completions)
+      spend, conversions, conversion_value, video_views, video_completions)
   select s.organization_id, t.ad_account_id, s.campaign_id, s.creative_id, t.month,
          sum(s.impressions), sum(s.clicks), sum(s.spend), sum(s.conversions), sum(s.conversion_value),
          sum(s.video_views), sum(s.video_completions)
@@ -1492,7 +1491,7 @@ begin
         group by t.ad_account_id, t.start
       )
       insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
-        spend, conversions, conversion_value, video_views, video_completions)
+          spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, 2, t.start, s.target, array_agg(s.creative_id), array_agg(s.campaign_id),
              array_agg(s.impressions), array_agg(s.clicks), array_agg(s.spend), array_agg(s.conversions),
              array_agg(s.conversion_value), array_agg(s.video_views), array_agg(s.video_completions)
@@ -1516,7 +1515,7 @@ begin
       -- A span with one span below it holding facts holds what that one holds: its arrays are copied, not summed
       -- again (a day of new creatives; the later half of a span, not yet reached).
       insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
-        spend, conversions, conversion_value, video_views, video_completions)
+          spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, b.creative_ids, b.campaign_ids, b.impressions, b.clicks,
              b.spend, b.conversions, b.conversion_value, b.video_views, b.video_completions
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
@@ -1524,7 +1523,7 @@ begin
         and b.start between t.start and t.start + (1 << v_level) - 1
       where span_children(t.ad_account_id, v_below, t.start, t.start + (1 << v_level) - 1, t.target) = 1;
       insert into facts_spans (ad_account_id, level, start, currency, creative_ids, campaign_ids, impressions, clicks,
-        spend, conversions, conversion_value, video_views, video_completions)
+          spend, conversions, conversion_value, video_views, video_completions)
       select t.ad_account_id, v_level, t.start, t.target, s.*
       from unnest(v_accounts, v_starts, v_targets) as t(ad_account_id, start, target)
       cross join lateral (
@@ -1533,8 +1532,7 @@ begin
                array_agg(c.video_completions)
         from (
           select c.creative_id, c.campaign_id, sum(c.impressions) as impressions, sum(c.clicks) as clicks,
-                 case when count(*) = count(c.spend) then sum(c.spend) end as spend,
-                 sum(c.conversions) as conversions,
+                 case when count(*) = count(c.spend) then sum(c.spend) end as spend, sum(c.conversions) as conversions,
                  case when count(*) = count(c.conversion_value) then sum(c.conversion_value) end as conversion_value,
                  sum(c.video_views) as video_views, sum(c.video_completions) as video_completions
           from span_creatives(array[t.ad_account_id], v_below, t.start, t.start + (1 << v_level) - 1, t.target) c
@@ -1670,8 +1668,8 @@ AS $function$
   from facts_account_daily_converted d, rolled o
   where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
   union all
-  select d.ad_account_id, d.day, d.impressions, d.clicks, d.spend * x.factor, d.conversions, d.conversion_value * x.factor,
-         d.video_views, d.video_completions
+  select d.ad_account_id, d.day, d.impressions, d.clicks, d.spend * x.factor, d.conversions,
+         d.conversion_value * x.factor, d.video_views, d.video_completions
   from facts_account_daily d
   join accounts a on a.id = d.ad_account_id
   join factors x on x.currency = a.currency and x.day = d.day
@@ -1733,20 +1731,20 @@ AS $function$
     from (select distinct currency from accounts where not same and not rolled) c
     cross join generate_series(p_from, p_to, interval '1 day') d
   )
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily d, same s
   where d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily_converted d, rolled o
   where d.currency = p_currency and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
-         d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend * x.factor, d.conversions,
+         d.conversion_value * x.factor, d.video_views, d.video_completions
   from facts_campaign_daily d
   join accounts a on a.id = d.ad_account_id
   join factors x on x.currency = a.currency and x.day = d.day
@@ -1776,44 +1774,44 @@ AS $function$
     from (select distinct currency from accounts where not same and not rolled) c
     cross join generate_series(p_from, p_to, interval '1 day') d
   )
-  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
-         m.conversion_value, m.video_views, m.video_completions
+  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions, m.conversion_value,
+         m.video_views, m.video_completions
   from facts_campaign_monthly m, same s
   where m.ad_account_id = any(p_accounts) and m.ad_account_id = any(s.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily d, same s
   where d.ad_account_id = any(p_accounts) and d.ad_account_id = any(s.ids) and d.day >= p_from and d.day <= p_to and d.day < first_full_month(p_from)
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily d, same s
   where d.ad_account_id = any(p_accounts) and d.ad_account_id = any(s.ids) and d.day >= after_full_month(p_from, p_to) and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions,
-         m.conversion_value, m.video_views, m.video_completions
+  select m.ad_account_id, m.campaign_id, m.month, m.impressions, m.clicks, m.spend, m.conversions, m.conversion_value,
+         m.video_views, m.video_completions
   from facts_campaign_monthly_converted m, rolled o
   where m.currency = p_currency and m.ad_account_id = any(p_accounts) and m.ad_account_id = any(o.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily_converted d, rolled o
   where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids) and d.day >= p_from and d.day <= p_to and d.day < first_full_month(p_from)
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions,
-         d.conversion_value, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend, d.conversions, d.conversion_value,
+         d.video_views, d.video_completions
   from facts_campaign_daily_converted d, rolled o
   where d.currency = p_currency and d.ad_account_id = any(p_accounts) and d.ad_account_id = any(o.ids) and d.day >= after_full_month(p_from, p_to) and d.day <= p_to
     and (p_campaigns is null or d.campaign_id = any(p_campaigns))
   union all
-  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks,
-         d.spend * x.factor, d.conversions, d.conversion_value * x.factor, d.video_views, d.video_completions
+  select d.ad_account_id, d.campaign_id, d.day, d.impressions, d.clicks, d.spend * x.factor, d.conversions,
+         d.conversion_value * x.factor, d.video_views, d.video_completions
   from facts_campaign_daily d
   join accounts a on a.id = d.ad_account_id
   join factors x on x.currency = a.currency and x.day = d.day
@@ -1834,8 +1832,8 @@ AS $function$
   where p_interval = 'month'
     and (p_since is null or period_start('month', f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, 'month', p_since) c))
   union all
-  select f.ad_account_id, f.campaign_id, period_start(p_interval, f.day), f.impressions, f.clicks, f.spend, f.conversions,
-         f.conversion_value, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, period_start(p_interval, f.day), f.impressions, f.clicks, f.spend,
+         f.conversions, f.conversion_value, f.video_views, f.video_completions
   from report_campaign_days(p_accounts, p_campaigns, p_from, p_to, p_currency) f
   where p_interval <> 'month'
     and (p_since is null or period_start(p_interval, f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, p_interval, p_since) c))
@@ -1920,8 +1918,8 @@ AS $function$
   where f.ad_account_id = any(s.ids) and f.day >= p_from and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
-  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
-         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend * x.factor,
+         f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
@@ -1941,8 +1939,8 @@ AS $function$
   where p_interval = 'month'
     and (p_since is null or period_start('month', f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, 'month', p_since) c))
   union all
-  select f.ad_account_id, f.campaign_id, f.creative_id, period_start(p_interval, f.day), f.impressions, f.clicks, f.spend,
-         f.conversions, f.conversion_value, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, f.creative_id, period_start(p_interval, f.day), f.impressions, f.clicks,
+         f.spend, f.conversions, f.conversion_value, f.video_views, f.video_completions
   from report_creative_days(p_accounts, p_campaigns, p_from, p_to, p_currency) f
   where p_interval <> 'month'
     and (p_since is null or period_start(p_interval, f.day) in (select c.period from changed_periods(p_accounts, p_from, p_to, p_interval, p_since) c))
@@ -2072,8 +2070,8 @@ AS $function$
   where m.currency = p_currency and m.ad_account_id = any(p_accounts) and m.ad_account_id = any(o.ids) and m.month >= first_full_month(p_from) and m.month < after_full_month(p_from, p_to)
     and (p_campaigns is null or m.campaign_id = any(p_campaigns))
   union all
-  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
-         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend * x.factor,
+         f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
@@ -2081,8 +2079,8 @@ AS $function$
   where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(o.ids) and f.day >= p_from and f.day <= p_to and f.day < first_full_month(p_from)
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
-  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
-         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend * x.factor,
+         f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day
@@ -2090,8 +2088,8 @@ AS $function$
   where f.ad_account_id = any(p_accounts) and f.ad_account_id = any(o.ids) and f.day >= after_full_month(p_from, p_to) and f.day <= p_to
     and (p_campaigns is null or f.campaign_id = any(p_campaigns))
   union all
-  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks,
-         f.spend * x.factor, f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
+  select f.ad_account_id, f.campaign_id, f.creative_id, f.day, f.impressions, f.clicks, f.spend * x.factor,
+         f.conversions, f.conversion_value * x.factor, f.video_views, f.video_completions
   from facts f
   join accounts a on a.id = f.ad_account_id
   join factors x on x.currency = a.currency and x.day = f.day

@@ -8,8 +8,8 @@ export type BundledFile = { name: string; text: string };
 export type SheetTemplates = { styles: { default: string }; opening: { default: string } };
 
 export const bundled: {
-  /** sql/migrations and sql/queries, each sorted by name, without `.sql`. */
-  sql?: { migrations: BundledFile[]; queries: BundledFile[] };
+  /** sql/migrations and sql/queries, each sorted by name, without `.sql`, and sql/lattice/lattice.sql. */
+  sql?: { migrations: BundledFile[]; queries: BundledFile[]; lattice: string };
   /** PGlite's WebAssembly and its file system image, which it would otherwise fetch next to its own module. */
   pglite?: () => Promise<Pick<PGliteOptions, 'pgliteWasmModule' | 'initdbWasmModule' | 'fsBundle'>>;
   /** xlsx-write-stream's template modules, as the bundle holds them. */

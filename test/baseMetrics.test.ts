@@ -1,5 +1,6 @@
-// CONTRIBUTING.md's "Adding a base metric" lists every file that writes out the base metrics: a file of src/ or
-// sql/queries/ that names each of them is in the list, by its path or by a pattern of it.
+// CONTRIBUTING.md's "Adding a base metric": the built-in base metrics are declared once (src/dataModel.ts),
+// and no file of src/ or sql/ writes all of them out but those the section names (the declaration, the demo, the
+// synthetic numbers of `generate`), and the metrics' own definitions, whose ratios name their parts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -7,31 +8,28 @@ import { join } from 'node:path';
 import { BASE_METRICS } from '../src/report/metrics.ts';
 
 const guide = readFileSync('CONTRIBUTING.md', 'utf8');
-const section = guide.slice(guide.indexOf('## Adding a base metric'), guide.indexOf('## Commands'));
-
-/** The paths and patterns the section names in backquotes, a pattern's `*` standing for any characters. */
+const section = guide.slice(guide.indexOf('## Adding a base metric'), guide.indexOf('## Tests'));
 const listed = [...section.matchAll(/`([\w./*-]+\.(?:ts|sql|json|md))`/g)].map(([, path]) => path);
-const covers = (file: string) =>
-  listed.some((path) => {
-    const pattern = new RegExp(`(^|/)${path.replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`);
-    return pattern.test(file);
-  });
 
 const files = (dir: string, ext: string) =>
   readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith(ext) && !name.endsWith('queryTypes.ts'))
     .map((name) => join(dir, name));
 
-test("every file that writes out each base metric is in CONTRIBUTING.md's list", () => {
-  const writing = [...files('src', '.ts'), ...files('sql/queries', '.sql')].filter((file) => {
+test('only the files CONTRIBUTING.md names write out every base metric', () => {
+  const writing = [...files('src', '.ts'), ...files('sql', '.sql')].filter((file) => {
     const text = readFileSync(file, 'utf8');
     return BASE_METRICS.every((metric) => new RegExp(`\\b${metric}\\b`).test(text));
   });
-  assert.ok(writing.length > 10, `${writing.length} files`);
-  assert.equal(
-    writing.filter((file) => !covers(file)),
-    [],
+  const unnamed = writing.filter(
+    // lattice.sql and schema.sql are written by `npm run sql:generate`; migrations are history.
+    (file) =>
+      !listed.includes(file) &&
+      !['src/report/metrics.ts', 'sql/lattice/lattice.sql', 'sql/schema.sql'].includes(file) &&
+      !file.startsWith('sql/migrations/'),
   );
+  assert.equal(unnamed, []);
+  assert.ok(section.split('\n').filter((line) => /^\d\. /.test(line)).length <= 3, 'at most three steps by hand');
 });
 
 test.run();

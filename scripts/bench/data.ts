@@ -1,6 +1,7 @@
 // npm run bench -- --only data: report data answers. The campaign grouping through HTTP and as its own SQL in
 // interleaved rounds, with a custom metric and sorted; every grouping against a naive GROUP BY of the raw facts; the
 // 304 of an unchanged answer against a list of reports.
+import { BASE_METRICS } from '../../src/report/metrics.ts';
 import { queryAs } from '../../src/store/queries.ts';
 import { SEGMENTS } from './dataSet.ts';
 import { duration, f, log, noResult, rounds, type PartResult, type Target } from './harness.ts';
@@ -55,15 +56,7 @@ function naiveSql(groupBy: string): string {
     `where f.ad_account_id = any($1::uuid[]) and f.day between $2 and $3${key ? ` group by ${key}` : ''}`
   );
 }
-const BASE_SUMS = [
-  'impressions',
-  'clicks',
-  'spend',
-  'conversions',
-  'conversion_value',
-  'video_views',
-  'video_completions',
-];
+const BASE_SUMS = BASE_METRICS;
 
 export async function dataPart(setup: Setup): Promise<PartResult> {
   const { sql, server, main, auth, dataUrl, warm, segments, segmentToken, range, from, lastDay, days } = setup;
@@ -174,8 +167,7 @@ export async function dataPart(setup: Setup): Promise<PartResult> {
   rows.push([`the endpoint's own SQL via postgres.js (c=${DATA_C}${each})`, ownSql]);
   const naive = await loop(DATA_C, duration, () =>
     sql.unsafe(
-      `select campaign_id, sum(impressions) as impressions, sum(clicks) as clicks, sum(spend) as spend, sum(conversions) as conversions,
-              sum(conversion_value) as conversion_value, sum(video_views) as video_views, sum(video_completions) as video_completions
+      `select campaign_id, ${BASE_SUMS.map((name) => `sum(${name}) as ${name}`).join(', ')}
        from facts where ad_account_id = any($1::uuid[]) and day between $2 and $3 group by campaign_id`,
       [main.accounts, from, lastDay],
     ),

@@ -2,7 +2,6 @@
 -- import gave it (import_creatives), its day and numbers, and those of the organization's declared base metrics by slot
 -- (null: it declares none).
 create temporary table import_rows (
-  line integer, creative integer, day date, impressions bigint, clicks bigint, spend double precision,
-  conversions double precision, conversion_value double precision, video_views bigint, video_completions bigint,
+  line integer, creative integer, day date, {{base: % bigint ;; money: % double precision ;; decimal: % double precision}},
   declared double precision[]
 ) on commit drop

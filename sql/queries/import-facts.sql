@@ -31,29 +31,22 @@ with resolved as materialized (
     select from file_accounts a
     where exists (select from facts f where f.ad_account_id = a.ad_account_id and f.day = d.day))
 ), wanted as not materialized (
-  select r.ad_account_id, r.campaign_id, r.creative_id, i.day, i.impressions, i.clicks, i.spend, i.conversions,
-         i.conversion_value, i.video_views, i.video_completions, i.declared
+  select r.ad_account_id, r.campaign_id, r.creative_id, i.day, {{base: i.%}}, i.declared
   from import_rows i
   join resolved r on r.creative = i.creative
   where not r.repeats or i.line in (select line from last_lines)
 ), facts_new as (
-  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
-                     conversions, conversion_value, video_views, video_completions, declared)
+  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, {{base: %}}, declared)
   select $1::uuid, w.* from wanted w where w.day not in (select day from loaded_days)
   order by w.ad_account_id, w.day, w.creative_id
 ), facts_in as (
-  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, impressions, clicks, spend,
-                     conversions, conversion_value, video_views, video_completions, declared)
+  insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, {{base: %}}, declared)
   select $1::uuid, w.* from wanted w where w.day in (select day from loaded_days)
   order by w.ad_account_id, w.day, w.creative_id
   on conflict (ad_account_id, day, creative_id) do update set
-    impressions = excluded.impressions, clicks = excluded.clicks, spend = excluded.spend,
-    conversions = excluded.conversions, conversion_value = excluded.conversion_value,
-    video_views = excluded.video_views, video_completions = excluded.video_completions, declared = excluded.declared
-  where (facts.impressions, facts.clicks, facts.spend, facts.conversions, facts.conversion_value, facts.video_views,
-         facts.video_completions, facts.declared)
-    is distinct from (excluded.impressions, excluded.clicks, excluded.spend, excluded.conversions,
-                      excluded.conversion_value, excluded.video_views, excluded.video_completions, excluded.declared)
+    {{base: % = excluded.%}}, declared = excluded.declared
+  where ({{base: facts.%}}, facts.declared)
+    is distinct from ({{base: excluded.%}}, excluded.declared)
 )
 -- facts_new and facts_in run to completion unread, as every data-modifying WITH part does.
 select (select count(*)::int from last_lines) as repeated_days

@@ -4,12 +4,10 @@
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 -- Summed per account before the accounts' join, as report-data-campaign.sql and for its reason.
 select a.id as "adAccountId", a.name as "adAccountName", a.platform,
-       f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value, f.video_views, f.video_completions
+       {{base: f.%}}
 from (
   select f.ad_account_id,
-         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+         {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
   from report_account_facts($1, $2, $3, $4, $5) f
   group by f.ad_account_id
 ) f

@@ -5,12 +5,10 @@
 -- Summed per campaign before the campaigns' join, so a filter on their names (query.ts) cannot change how the sums
 -- are made: grouped after the join, a name filter's guess of the rows left made PostgreSQL sort them to sum.
 select c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAccountId", c.external_id as "externalId",
-       f.impressions, f.clicks, f.spend, f.conversions, f.conversion_value, f.video_views, f.video_completions
+       {{base: f.%}}
 from (
   select f.campaign_id,
-         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+         {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
   from report_campaign_spans($1, $2, $3, $4, $5) f
   group by f.campaign_id
 ) f

@@ -10,9 +10,7 @@
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 -- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+       {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
 from facts f
 join creatives cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
 where f.ad_account_id = any(array(select a.id from ad_accounts a where a.id = any($1) and a.currency = $5))

@@ -8,12 +8,10 @@
 -- Each creative has a name, campaign and external id; read through report_creatives, PostgreSQL cannot tell.
 -- not null: creativeId, creativeName, campaignId, externalId
 select cr.id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", cr.external_id as "externalId",
-       s.impressions, s.clicks, s.spend, s.conversions, s.conversion_value, s.video_views, s.video_completions
+       {{base: s.%}}
 from (
   select f.creative_id,
-         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+         {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
   from report_creative_spans($1, $2, $3, $4, $5) f
   group by f.creative_id
 ) s

@@ -13,9 +13,7 @@
 -- they have names and campaigns.
 -- not null: creativeName, campaignId
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+       {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
 from report_facts($1, $2, $3, $4, $5) f
 join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0

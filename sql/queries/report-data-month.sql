@@ -3,9 +3,7 @@
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select to_char(date_trunc('month', f.day), 'YYYY-MM') as month,
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+       {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
 from report_account_facts($1, $2, $3, $4, $5) f
 where $6::text is null
 group by date_trunc('month', f.day)

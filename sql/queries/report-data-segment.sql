@@ -6,14 +6,10 @@
 -- a campaign's sum is null when one of its rows is, and a segment's when one of its campaigns' is.
 -- Summed per campaign first, so the segments' join meets a row a campaign, not one a campaign and month or day.
 select s.id as "segmentId", s.name as "segmentName",
-       sum(f.impressions) as impressions, sum(f.clicks) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views) as video_views, sum(f.video_completions) as video_completions
+       {{base: sum(f.%) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as %}}
 from (
   select f.campaign_id,
-         sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-         sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-         sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+         {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
   from report_campaign_spans($1, $2, $3, $4, $5) f
   group by f.campaign_id
 ) f

@@ -3,9 +3,6 @@
 -- The integer columns are summed as doubles (exact below 2^53), as in report-data-creative.sql.
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select
-       coalesce(sum(f.impressions::float8), 0) as impressions, coalesce(sum(f.clicks::float8), 0) as clicks,
-       case when count(*) = count(f.spend) then coalesce(sum(f.spend), 0) end as spend, coalesce(sum(f.conversions), 0) as conversions,
-       case when count(*) = count(f.conversion_value) then coalesce(sum(f.conversion_value), 0) end as conversion_value, coalesce(sum(f.video_views::float8), 0) as video_views,
-       coalesce(sum(f.video_completions::float8), 0) as video_completions
+       {{base: coalesce(sum(f.%::float8), 0) as % ;; money: case when count(*) = count(f.%) then coalesce(sum(f.%), 0) end as % ;; decimal: coalesce(sum(f.%), 0) as %}}
 from report_account_facts($1, $2, $3, $4, $5) f
 where $6::text is null

@@ -5,8 +5,7 @@
 -- Money that cannot be converted (no rate on or before its day) is null in its own row.
 select to_char(f.period, 'YYYY-MM-DD') as period,
        c.id as "campaignId", c.name as "campaignName", c.ad_account_id as "adAccountId", c.external_id as "externalId",
-       f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
-       f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
+       {{base: f.%::float8 as % ;; money: f.% ;; decimal: f.%}}
 from report_campaign_periods($1, $2, $3, $4, $5, $7, $8) f
 join campaigns c on c.id = f.campaign_id
 where $6::text is null or strpos(lower(c.name), lower($6)) > 0

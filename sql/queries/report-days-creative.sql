@@ -6,8 +6,7 @@
 -- not null: creativeName, campaignId, externalId
 select to_char(f.period, 'YYYY-MM-DD') as period,
        f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", cr.external_id as "externalId",
-       f.impressions::float8 as impressions, f.clicks::float8 as clicks, f.spend, f.conversions, f.conversion_value,
-       f.video_views::float8 as video_views, f.video_completions::float8 as video_completions
+       {{base: f.%::float8 as % ;; money: f.% ;; decimal: f.%}}
 from report_creative_periods($1, $2, $3, $4, $5, $7, $8) f
 join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $9::boolean or cr.format = 'video')
 where $6::text is null or strpos(lower(cr.name), lower($6)) > 0

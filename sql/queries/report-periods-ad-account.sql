@@ -7,9 +7,7 @@
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select to_char(f.period, case when $7 = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end) as period,
        a.id as "adAccountId", a.name as "adAccountName", a.platform,
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+       {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
 from report_account_periods($1, $2, $3, $4, $5, $7, $8) f
 join ad_accounts a on a.id = f.ad_account_id
 where $6::text is null or strpos(lower(a.name), lower($6)) > 0

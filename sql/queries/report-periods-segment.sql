@@ -6,9 +6,7 @@
 -- Money that cannot be converted (no rate on or before its day) makes the row's money null, never a partial sum.
 select to_char(f.period, case when $7 = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end) as period,
        s.id as "segmentId", s.name as "segmentName",
-       sum(f.impressions::float8) as impressions, sum(f.clicks::float8) as clicks, case when count(*) = count(f.spend) then sum(f.spend) end as spend,
-       sum(f.conversions) as conversions, case when count(*) = count(f.conversion_value) then sum(f.conversion_value) end as conversion_value,
-       sum(f.video_views::float8) as video_views, sum(f.video_completions::float8) as video_completions
+       {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
 from report_campaign_periods($1, $2, $3, $4, $5, $7, $8) f
 join segment_campaigns sc on sc.campaign_id = f.campaign_id and sc.segment_id = any($9::uuid[])
 join segments s on s.id = sc.segment_id

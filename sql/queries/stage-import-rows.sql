@@ -1,7 +1,8 @@
--- Adds a batch of facts to the staging table, one array a column ($1 .. $11, in the table's order); $11 the declared
--- base metrics' numbers of each, as array text (null: none).
-insert into import_rows (line, creative, day, impressions, clicks, spend, conversions, conversion_value, video_views,
-                         video_completions, declared)
-select l, c, d, i, k, s, v, cv, vv, vc, x::float8[]
-from unnest($1::int[], $2::int[], $3::date[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[], $8::float8[],
-            $9::bigint[], $10::bigint[], $11::text[]) as t(l, c, d, i, k, s, v, cv, vv, vc, x)
+-- Adds a batch of facts to the staging table, one array a column: $1 lines, $2 creatives, $3 days, $4 each fact's base
+-- metrics as the file gives them, comma-separated in their order (src/dataModel.ts), $5 its declared base
+-- metrics' numbers as array text (null: none).
+insert into import_rows (line, creative, day, {{base: %}}, declared)
+select t.line, t.creative, t.day, {{base: n.v[#]::bigint ;; money: n.v[#]::float8 ;; decimal: n.v[#]::float8}},
+       t.declared::float8[]
+from unnest($1::int[], $2::int[], $3::date[], $4::text[], $5::text[]) as t(line, creative, day, numbers, declared)
+cross join lateral (select string_to_array(t.numbers, ',') as v) n

@@ -4,7 +4,8 @@ import type { Sql } from '../store/database.ts';
 import { factsTransaction } from '../store/factWrites.ts';
 import { CsvError, readCsvLines, type CsvLine, type CsvRecord } from './csv.ts';
 import { query, queryAs, type Queryable } from '../store/queries.ts';
-import { CAMPAIGN_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
+import { BASE_METRIC_DECLARATIONS, CAMPAIGN_STATUSES, CREATIVE_FORMATS, PLATFORMS } from '../dataModel.ts';
+import { BASE_METRICS } from '../report/metrics.ts';
 import { readFlags, streamFileFlag, UsageError, uuidFlag, type Parsed } from './args.ts';
 import { didYouMean } from '../http/nearest.ts';
 import { requireOrganization } from './org.ts';
@@ -25,13 +26,7 @@ export const IMPORT_COLUMNS = [
   'creative_id',
   'creative_name',
   'format',
-  'impressions',
-  'clicks',
-  'spend',
-  'conversions',
-  'conversion_value',
-  'video_views',
-  'video_completions',
+  ...BASE_METRICS,
 ] as const;
 const OPTIONAL_COLUMNS = ['campaign_status'] as const;
 /** Where the numbers start in IMPORT_COLUMNS, and how many there are. */
@@ -40,10 +35,8 @@ const NUMBER_COUNT = IMPORT_COLUMNS.length - FIRST_NUMBER;
 
 const FORMATS: readonly string[] = CREATIVE_FORMATS;
 const CAMPAIGN_STATES: readonly string[] = CAMPAIGN_STATUSES;
-/** Which of the numbers, from impressions on, are counts (whole numbers). */
-const WHOLE = IMPORT_COLUMNS.slice(FIRST_NUMBER).map((name) =>
-  ['impressions', 'clicks', 'video_views', 'video_completions'].includes(name),
-);
+/** Which of the numbers, the base metrics in their order, are counts (whole numbers). */
+const WHOLE = BASE_METRIC_DECLARATIONS.map((metric) => metric.kind === 'count');
 const WHOLE_NUMBER = '\\d{1,15}';
 const NUMBER = '\\d{1,15}(\\.\\d{1,6})?';
 /** Each number's pattern, and all of them as a line ends with them in IMPORT_COLUMNS' order. */
@@ -518,14 +511,10 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
 
 function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
   let batch: (string | number | null)[][] = [];
-  // A fact's numbers come as one comma-separated text (Fact), a column each here.
+  // A fact's numbers go as the one comma-separated text they are (Fact), its declared ones without their CSV quotes.
   const row =
     name === 'stage-import-rows'
-      ? (fact: (string | number | null)[]) => [
-          ...fact.slice(0, 3),
-          ...String(fact[3]).split(','),
-          fact[4] ? String(fact[4]).slice(1, -1) : null,
-        ]
+      ? (fact: (string | number | null)[]) => [...fact.slice(0, 4), fact[4] ? String(fact[4]).slice(1, -1) : null]
       : (creative: (string | number | null)[]) => creative;
   const flush = async () => {
     if (batch.length === 0) return;

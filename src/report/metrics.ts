@@ -1,16 +1,10 @@
 // The system metrics of docs/decisions.md §5: base sums, and ratios computed from a row's summed parts, never averaged.
+import { BASE_METRIC_DECLARATIONS } from '../dataModel.ts';
 import { evaluate, formulaSql, parseFormula, references, type Formula } from './formula.ts';
 
-export const BASE_METRICS = [
-  'impressions',
-  'clicks',
-  'spend',
-  'conversions',
-  'conversion_value',
-  'video_views',
-  'video_completions',
-] as const;
-export type BaseMetric = (typeof BASE_METRICS)[number];
+/** The built-in base metrics, as src/dataModel.ts declares them, in its order. */
+export type BaseMetric = (typeof BASE_METRIC_DECLARATIONS)[number]['name'];
+export const BASE_METRICS: readonly BaseMetric[] = BASE_METRIC_DECLARATIONS.map((m) => m.name);
 export type Sums = Record<BaseMetric, number>;
 
 /**
@@ -52,13 +46,7 @@ const ratio = (kind: string, conversionDerived: boolean, a: BaseMetric, b: BaseM
 });
 
 export const SYSTEM_METRICS: Record<string, SystemMetric> = {
-  impressions: base('count', false, 'impressions'),
-  clicks: base('count', false, 'clicks'),
-  spend: base('money', false, 'spend'),
-  conversions: base('decimal', true, 'conversions'),
-  conversion_value: base('money', true, 'conversion_value'),
-  video_views: base('count', false, 'video_views'),
-  video_completions: base('count', false, 'video_completions'),
+  ...Object.fromEntries(BASE_METRIC_DECLARATIONS.map((m) => [m.name, base(m.kind, m.conversionDerived, m.name)])),
   ctr: ratio('percent', false, 'clicks', 'impressions', 100),
   cpc: ratio('money', false, 'spend', 'clicks'),
   cpm: ratio('money', false, 'spend', 'impressions', 1000),

@@ -442,7 +442,7 @@ export type QueryTypes = {
     row: {  };
   };
   'stage-import-rows': {
-    params: [number[] | null, number[] | null, ((Date | string)[]) | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null, string[] | null];
+    params: [number[] | null, number[] | null, ((Date | string)[]) | null, string[] | null, string[] | null];
     row: {  };
   };
   'standby-caught-up': {

@@ -1,8 +1,10 @@
 // Loads the SQL that lives in sql/: migrations in order, and one named query a file (from inside the executable
 // when readout runs as one).
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { bundled } from '../bundled.ts';
+import { expandBaseLists } from './baseLists.ts';
 
 export type SqlFile = { name: string; text: string };
 
@@ -15,8 +17,19 @@ function readFolder(folder: 'migrations' | 'queries'): SqlFile[] {
     .map((file) => ({ name: file.slice(0, -4), text: readFileSync(`${dir}/${file}`, 'utf8') }));
 }
 
-export const migrationFiles = (): SqlFile[] => readFolder('migrations');
+/**
+ * The stored sums of the base metrics as src/dataModel.ts declares them (scripts/lattice.ts writes it):
+ * applied after the numbered migrations, again whenever its text changes, so its name carries its digest.
+ */
+function latticeFile(): SqlFile {
+  const text =
+    bundled.sql?.lattice ??
+    readFileSync(fileURLToPath(new URL('../../sql/lattice/lattice.sql', import.meta.url)), 'utf8');
+  return { name: `lattice-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+}
 
-/** Every query of sql/queries, by file name without `.sql`, read once. */
+export const migrationFiles = (): SqlFile[] => [...readFolder('migrations'), latticeFile()];
+
+/** Every query of sql/queries, by file name without `.sql`, read once; each list of the base metrics written out. */
 export const queryTexts = (): Record<string, string> =>
-  Object.fromEntries(readFolder('queries').map(({ name, text }) => [name, text]));
+  Object.fromEntries(readFolder('queries').map(({ name, text }) => [name, expandBaseLists(text)]));
