@@ -56,6 +56,30 @@ it('importing a day again replaces its numbers rather than adding to them', asyn
   assert.is(Number(row.impressions), 7);
 });
 
+it('a base metric column the file lacks, or an empty cell, is 0 (docs/decisions.md §5)', async ({ t }) => {
+  const org = await createOrg(t.db.sql, { name: 'Fewer columns' });
+  const file = [
+    'date,platform,account_id,account_name,currency,campaign_id,campaign_name,creative_id,creative_name,format,clicks,spend',
+    '2026-01-05,google-ads,G9,Google,USD,C9,Nine,K9,Nine text,text,12,',
+  ].join('\n');
+  const out = await importCsv(t, org, file);
+  assert.is(out.code, 0, out.stderr);
+  const [row] = await t.db.sql`select impressions, clicks, spend, conversions, video_completions from facts
+    where organization_id = ${org}`;
+  assert.equal(
+    {
+      ...row,
+      impressions: Number(row.impressions),
+      clicks: Number(row.clicks),
+      video_completions: Number(row.video_completions),
+    },
+    { impressions: 0, clicks: 12, spend: 0, conversions: 0, video_completions: 0 },
+  );
+  const lacking = await importCsv(t, org, 'date,platform,account_id,clicks\n2026-01-05,google-ads,G9,1');
+  assert.is(lacking.code, 2);
+  assert.match(lacking.stderr, /lacks account_name, currency, campaign_id/);
+});
+
 it('a long import says on stderr what it is doing after reading the file, step by step; a short one stays quiet', async ({
   t,
 }) => {

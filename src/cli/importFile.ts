@@ -163,8 +163,8 @@ const meant = (name: string, known: readonly string[]) => {
 };
 
 /**
- * Where each column is in the file's records, from its header: every column once, campaign_status and the declared
- * base metrics' optional.
+ * Where each column is in the file's records, from its header: every column once; the base metrics', campaign_status
+ * and the declared base metrics' optional.
  */
 function readHeader({ line, fields }: CsvRecord, declared: DeclaredColumn[]): Header {
   const known: readonly string[] = [...IMPORT_COLUMNS, ...OPTIONAL_COLUMNS, ...declared.map((d) => d.name)];
@@ -172,7 +172,9 @@ function readHeader({ line, fields }: CsvRecord, declared: DeclaredColumn[]): He
   if (separator)
     fail(line, `the header's names are separated by ${separator}: the file must be comma-separated (RFC 4180)`);
   const unknown = fields.filter((name) => !known.includes(name));
-  const missing = IMPORT_COLUMNS.filter((name) => !fields.includes(name));
+  // A base metric's column may be left out, its numbers 0 (docs/decisions.md §5): a file written before a metric was
+  // added loads as it did.
+  const missing = IMPORT_COLUMNS.slice(0, FIRST_NUMBER).filter((name) => !fields.includes(name));
   const twice = fields.filter((name, i) => fields.indexOf(name) !== i);
   if (unknown.length || missing.length || twice.length) {
     const why = [
@@ -180,8 +182,12 @@ function readHeader({ line, fields }: CsvRecord, declared: DeclaredColumn[]): He
       unknown.length ? `has unknown ${unknown.map((n) => `"${n}"${meant(n, known)}`).join(', ')}` : '',
       twice.length ? `repeats ${twice.join(', ')}` : '',
     ].filter(Boolean);
-    const optional = ['campaign_status', ...declared.map((d) => d.name)].join(', ');
-    fail(line, `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.join(',')}, and may add ${optional}`);
+    const optional = [...IMPORT_COLUMNS.slice(FIRST_NUMBER), 'campaign_status', ...declared.map((d) => d.name)];
+    fail(
+      line,
+      `the header ${why.join('; ')}: it must name ${IMPORT_COLUMNS.slice(0, FIRST_NUMBER).join(',')}, ` +
+        `and may add ${optional.join(', ')}`,
+    );
   }
   const at = IMPORT_COLUMNS.map((name) => fields.indexOf(name));
   const numbersLast = at.slice(FIRST_NUMBER).every((place, i) => place === fields.length - NUMBER_COUNT + i);
@@ -346,7 +352,9 @@ export class ImportFile {
     this.noteDay(creative, date);
     const numbers: string[] = new Array(NUMBER_COUNT);
     for (let n = 0; n < NUMBER_COUNT; n++) {
-      const value = fields[at[FIRST_NUMBER + n]];
+      // A column the file lacks, or an empty cell, is 0 (docs/decisions.md §5).
+      const place = at[FIRST_NUMBER + n];
+      const value = place < 0 || fields[place] === '' ? '0' : fields[place];
       if (!NUMBER_PATTERNS[n].test(value))
         fail(line, `${IMPORT_COLUMNS[FIRST_NUMBER + n]} "${value}" must be a non-negative ${KIND[n]}`);
       numbers[n] = value;
