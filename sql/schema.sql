@@ -119,7 +119,8 @@ create table declared_campaign_daily (
   d6 double precision not null,
   d7 double precision not null,
   d8 double precision not null,
-  constraint declared_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id)
+  constraint declared_campaign_daily_pkey PRIMARY KEY (ad_account_id, day, campaign_id),
+  constraint declared_campaign_daily_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
 );
 
 create table declared_campaign_monthly (
@@ -134,7 +135,8 @@ create table declared_campaign_monthly (
   d6 double precision not null,
   d7 double precision not null,
   d8 double precision not null,
-  constraint declared_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id)
+  constraint declared_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id),
+  constraint declared_campaign_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
 );
 
 create table deleted_clients (
@@ -810,6 +812,9 @@ declare
   v_accounts uuid[];
   v_days date[];
 begin
+  if not exists (select from custom_metrics where slot is not null) then
+    return null;
+  end if;
   if tg_op = 'INSERT' then
     select array_agg(a), array_agg(d) into v_accounts, v_days
     from (select distinct ad_account_id as a, day as d from new_rows where declared is not null) t;

@@ -63,7 +63,10 @@ async function write(tx: Queryable, org: string, planned: ChangeSet, stored: Sto
     accountIds.set(key, row.id);
   }
   // A pruned base metric's slot is emptied first: a metric declared in the same run may take it.
-  for (const metric of planned.deletes.baseMetrics) await query(tx, 'catalogue-delete-base-metric', [org, metric.name]);
+  for (const metric of planned.deletes.baseMetrics) {
+    await query(tx, 'catalogue-clear-base-metric', [org, metric.name]);
+    await query(tx, 'catalogue-delete-base-metric', [org, metric.name]);
+  }
   for (const { want } of planned.baseMetrics) {
     if (!changed('base metric', want.name)) continue;
     await query(tx, 'catalogue-save-base-metric', [

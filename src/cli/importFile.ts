@@ -519,10 +519,14 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
 
 function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
   let batch: (string | number | null)[][] = [];
-  // A fact's numbers go as the one comma-separated text they are (Fact), its declared ones without their CSV quotes.
+  // A fact's numbers come as one comma-separated text (Fact), a column each here; its declared ones as array text.
   const row =
     name === 'stage-import-rows'
-      ? (fact: (string | number | null)[]) => [...fact.slice(0, 4), fact[4] ? String(fact[4]).slice(1, -1) : null]
+      ? (fact: (string | number | null)[]) => [
+          ...fact.slice(0, 3),
+          fact[4] ? String(fact[4]).slice(1, -1) : null,
+          ...String(fact[3]).split(','),
+        ]
       : (creative: (string | number | null)[]) => creative;
   const flush = async () => {
     if (batch.length === 0) return;

@@ -1,8 +1,8 @@
 // SQL that lists the base metrics names each of them once, in a placeholder the list is written from (docs/lattice.md,
 // "Where the rules live"): `{{base: sum(f.%) as %}}` is `sum(f.impressions) as impressions, sum(f.clicks) as clicks,
-// …`, every base metric of src/dataModel.ts in order, `%` its name and `#` its place (1, 2, …). A kind may
-// take its own pattern after `;;`: `{{base: sum(f.%) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end
-// as %}}`; kinds not given take the first pattern.
+// …`, every base metric of src/dataModel.ts in order, `%` its name and `#` its place (1, 2, …; `#4`: 5, 6, …). A
+// kind may take its own pattern after `;;`: `{{base: sum(f.%) as % ;; money: case when count(*) = count(f.%) then
+// sum(f.%) end as %}}`; kinds not given take the first pattern.
 import { BASE_METRIC_DECLARATIONS, type BaseKind } from '../dataModel.ts';
 
 type Metric = { name: string; kind: BaseKind };
@@ -28,7 +28,9 @@ function patterns(spec: string): Record<BaseKind, string> {
 export function expandBaseLists(text: string, metrics: readonly Metric[] = BUILT_IN): string {
   return text.replace(PLACEHOLDER, (whole: string, spec: string, at: number) => {
     const byKind = patterns(spec);
-    const items = metrics.map((m, i) => byKind[m.kind].replaceAll('%', m.name).replaceAll('#', String(i + 1)));
+    const items = metrics.map((m, i) =>
+      byKind[m.kind].replaceAll('%', m.name).replace(/#(\d*)/g, (_, offset: string) => String(i + 1 + Number(offset))),
+    );
     // Wrapped as a person would: a line that would pass WIDTH goes on under a select list's first column, under
     // the list when it starts its line, else indented.
     const lineStart = text.lastIndexOf('\n', at - 1) + 1;

@@ -7,6 +7,7 @@ export type QueryName =
   | 'analyze-rates'
   | 'catalogue-bump-version'
   | 'catalogue-campaigns'
+  | 'catalogue-clear-base-metric'
   | 'catalogue-delete-base-metric'
   | 'catalogue-delete-metric'
   | 'catalogue-delete-report'

@@ -37,6 +37,10 @@ export type QueryTypes = {
     params: [string | null];
     row: { "id": string; "key": string };
   };
+  'catalogue-clear-base-metric': {
+    params: [string | null, string | null];
+    row: {  };
+  };
   'catalogue-delete-base-metric': {
     params: [string | null, string | null];
     row: {  };
@@ -442,7 +446,7 @@ export type QueryTypes = {
     row: {  };
   };
   'stage-import-rows': {
-    params: [number[] | null, number[] | null, ((Date | string)[]) | null, string[] | null, string[] | null];
+    params: [number[] | null, number[] | null, ((Date | string)[]) | null, string[] | null, ((string | number)[]) | null, ((string | number)[]) | null, number[] | null, number[] | null, number[] | null, ((string | number)[]) | null, ((string | number)[]) | null];
     row: {  };
   };
   'standby-caught-up': {
