@@ -107,6 +107,36 @@ create table custom_metrics (
   constraint custom_metrics_slot_check CHECK (slot >= 1 AND slot <= 8)
 );
 
+create table declared_account_daily (
+  ad_account_id uuid not null,
+  day date not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_account_daily_pkey PRIMARY KEY (ad_account_id, day),
+  constraint declared_account_daily_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
+create table declared_account_monthly (
+  ad_account_id uuid not null,
+  month date not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_account_monthly_pkey PRIMARY KEY (ad_account_id, month),
+  constraint declared_account_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
 create table declared_campaign_daily (
   ad_account_id uuid not null,
   day date not null,
@@ -137,6 +167,23 @@ create table declared_campaign_monthly (
   d8 double precision not null,
   constraint declared_campaign_monthly_pkey PRIMARY KEY (ad_account_id, month, campaign_id),
   constraint declared_campaign_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
+create table declared_creative_monthly (
+  ad_account_id uuid not null,
+  month date not null,
+  creative_id uuid not null,
+  campaign_id uuid not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_creative_monthly_pkey PRIMARY KEY (ad_account_id, month, creative_id),
+  constraint declared_creative_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
 );
 
 create table deleted_clients (
@@ -1313,6 +1360,14 @@ AS $function$
   join (select distinct a, day from unnest(p_accounts, p_days) t(a, day)) t on f.ad_account_id = t.a and f.day = t.day
   where f.declared is not null
   group by f.ad_account_id, f.day, f.campaign_id;
+  delete from declared_account_daily d
+  using (select distinct a, day from unnest(p_accounts, p_days) t(a, day)) t
+  where d.ad_account_id = t.a and d.day = t.day;
+  insert into declared_account_daily (ad_account_id, day, d1, d2, d3, d4, d5, d6, d7, d8)
+  select d.ad_account_id, d.day, sum(d.d1), sum(d.d2), sum(d.d3), sum(d.d4), sum(d.d5), sum(d.d6), sum(d.d7), sum(d.d8)
+  from declared_campaign_daily d
+  join (select distinct a, day from unnest(p_accounts, p_days) t(a, day)) t on d.ad_account_id = t.a and d.day = t.day
+  group by d.ad_account_id, d.day;
   delete from declared_campaign_monthly m
   using (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
   where m.ad_account_id = t.a and m.month = t.month;
@@ -1322,6 +1377,25 @@ AS $function$
   join (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
     on d.ad_account_id = t.a and d.day >= t.month and d.day < (t.month + interval '1 month')::date
   group by d.ad_account_id, t.month, d.campaign_id;
+  delete from declared_account_monthly m
+  using (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+  where m.ad_account_id = t.a and m.month = t.month;
+  insert into declared_account_monthly (ad_account_id, month, d1, d2, d3, d4, d5, d6, d7, d8)
+  select d.ad_account_id, t.month, sum(d.d1), sum(d.d2), sum(d.d3), sum(d.d4), sum(d.d5), sum(d.d6), sum(d.d7), sum(d.d8)
+  from declared_account_daily d
+  join (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+    on d.ad_account_id = t.a and d.day >= t.month and d.day < (t.month + interval '1 month')::date
+  group by d.ad_account_id, t.month;
+  delete from declared_creative_monthly m
+  using (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+  where m.ad_account_id = t.a and m.month = t.month;
+  insert into declared_creative_monthly (ad_account_id, month, creative_id, campaign_id, d1, d2, d3, d4, d5, d6, d7, d8)
+  select f.ad_account_id, t.month, f.creative_id, min(f.campaign_id::text)::uuid, sum(coalesce(f.declared[1], 0)), sum(coalesce(f.declared[2], 0)), sum(coalesce(f.declared[3], 0)), sum(coalesce(f.declared[4], 0)), sum(coalesce(f.declared[5], 0)), sum(coalesce(f.declared[6], 0)), sum(coalesce(f.declared[7], 0)), sum(coalesce(f.declared[8], 0))
+  from facts f
+  join (select distinct a, date_trunc('month', day::timestamp)::date as month from unnest(p_accounts, p_days) t(a, day)) t
+    on f.ad_account_id = t.a and f.day >= t.month and f.day < (t.month + interval '1 month')::date
+  where f.declared is not null
+  group by f.ad_account_id, t.month, f.creative_id;
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_deferred_rollups()

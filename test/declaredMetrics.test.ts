@@ -10,7 +10,7 @@ import { bearer, tenant } from './support/fixtures.ts';
 import { HEADER, importCsv } from './support/importFixture.ts';
 import { csvRecords } from './support/csv.ts';
 
-type Ctx = { t: TestApp; org: string; token: string; report: string; eurReport: string };
+type Ctx = { t: TestApp; org: string; token: string; report: string; eurReport: string; segmentReport: string };
 const it = suite<Ctx>('declared base metrics');
 
 const DECLARED = `
@@ -76,6 +76,17 @@ it.before(async (ctx) => {
   };
   ctx.report = await make('USD');
   ctx.eurReport = await make('EUR');
+  // A segment report reads only its segments' campaigns: declared sums by campaign, not by account.
+  const [segment] = await sql`insert into segments (organization_id, name) values (${org}, 'Some') returning id`;
+  await sql`insert into segment_campaigns (organization_id, segment_id, campaign_id)
+    select ${org}, ${segment.id}, id from campaigns where organization_id = ${org} and external_id in ('C1', 'C3', 'C7')`;
+  const [report] = await sql`insert into reports (organization_id, name, kind, currency, metrics, groupings)
+    values (${org}, 'Segments', 'segment', 'USD', ${metrics}, ${[...groupings, 'segment']}) returning id`;
+  await sql`insert into report_segments (organization_id, report_id, segment_id) values (${org}, ${report.id}, ${segment.id})`;
+  for (const a of accounts)
+    await sql`insert into report_ad_accounts (organization_id, report_id, ad_account_id)
+      values (${org}, ${report.id}, ${a.id})`;
+  ctx.segmentReport = report.id;
 });
 it.after(async (ctx) => ctx.t.close());
 
@@ -91,6 +102,17 @@ async function rollupsHold(ctx: Ctx) {
     union all
     (select ad_account_id, month, campaign_id, d1, d2, d3 from declared_campaign_monthly
      except select ad_account_id, date_trunc('month', day::timestamp)::date, campaign_id, ${slots}
+     from facts where declared is not null group by 1, 2, 3)
+    union all
+    (select ad_account_id, day, null::uuid, d1, d2, d3 from declared_account_daily
+     except select ad_account_id, day, null::uuid, ${slots} from facts where declared is not null group by 1, 2)
+    union all
+    (select ad_account_id, month, null::uuid, d1, d2, d3 from declared_account_monthly
+     except select ad_account_id, date_trunc('month', day::timestamp)::date, null::uuid, ${slots}
+     from facts where declared is not null group by 1, 2)
+    union all
+    (select ad_account_id, month, creative_id, d1, d2, d3 from declared_creative_monthly
+     except select ad_account_id, date_trunc('month', day::timestamp)::date, creative_id, ${slots}
      from facts where declared is not null group by 1, 2, 3)`);
   assert.equal([...differ], [], 'declared rollups that differ from their facts');
 }
@@ -139,8 +161,8 @@ const SHAPES = [
 
 it('in every grouping, interval, summary and comparison, in both currencies, the twins are clicks and spend', async (ctx) => {
   let rows = 0;
-  for (const report of [ctx.report, ctx.eurReport])
-    for (const groupBy of GROUPINGS)
+  for (const report of [ctx.report, ctx.eurReport, ctx.segmentReport])
+    for (const groupBy of report === ctx.segmentReport ? [...GROUPINGS, 'segment'] : GROUPINGS)
       for (const shape of SHAPES) {
         if (groupBy === 'month' && shape.includes('interval')) continue;
         const query = `${RANGE}&groupBy=${groupBy}${shape}`;
@@ -301,6 +323,7 @@ it('apply refuses a ninth, a taken name and a removal still used; --prune remove
   // The reports and the custom metric go with score's removal; then a new metric takes its slot, with no numbers.
   const sql = ctx.t.db.sql;
   await sql`delete from report_ad_accounts where organization_id = ${ctx.org}`;
+  await sql`delete from report_segments where organization_id = ${ctx.org}`;
   await sql`delete from reports where organization_id = ${ctx.org}`;
   const removed = await apply(
     ctx,

@@ -118,6 +118,7 @@ const SHIPPED: Record<string, string> = {
   '048_declared_rollups': 'a8fc9a5d4e82eeaa',
   '049_named_columns': '7b15398d8e1bd017',
   '050_declared_when_declared': '7e1e1a1f923b8a88',
+  '051_declared_by_account_and_creative': '4fdd4bdee9cc43af',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -1,7 +1,7 @@
 // Declared base metrics in an answer (docs/decisions.md §5): their sums beside a grouping's rows, by the grouping's
 // key and period, each day's money converted at that day's rate (§11): the same rules as the grouping's own sums.
-// They are read from their own sums by campaign (migration 048), or for creatives from the facts' `declared` numbers
-// (migration 047). A slot past a fact's numbers, or a fact written before any was declared, reads as 0.
+// They are read from their own sums by account, campaign or creative (migrations 048, 051) and the facts' `declared`
+// numbers (047). A slot past a fact's numbers, or a fact written before any was declared, reads as 0.
 import { references } from './formula.ts';
 import type { DeclaredSum, MetricPlan } from './metrics.ts';
 import type { Grouping } from './params.ts';
@@ -33,26 +33,48 @@ export type Placed = { interval?: number; segments?: number };
 const WHOLE_MONTHS_FROM = `(date_trunc('month', ($3::date - 1)::timestamp) + interval '1 month')::date`;
 const WHOLE_MONTHS_TO = `date_trunc('month', ($4::date + 1)::timestamp)::date`;
 
+/** Where a level's sums are kept: by day (facts for creatives), by month, and the key columns of each row. */
+const LEVELS = {
+  account: { daily: 'declared_account_daily', monthly: 'declared_account_monthly', keys: 'u.ad_account_id' },
+  campaign: {
+    daily: 'declared_campaign_daily',
+    monthly: 'declared_campaign_monthly',
+    keys: 'u.ad_account_id, u.campaign_id',
+  },
+  creative: {
+    daily: 'facts',
+    monthly: 'declared_creative_monthly',
+    keys: 'u.ad_account_id, u.campaign_id, u.creative_id',
+  },
+};
+
 /**
- * The rows the sums are made of, each with its account, campaign, day (a month's first for a month's row), numbers
- * d1 to d8 and the factor of its money into the report's currency (null: no rate on or before its day).
- * Creatives: their facts. Else the campaigns' sums (migration 048): a whole month of an account in the report's
- * currency from the month's row where the answer's periods hold whole months, every other day from the day's.
+ * The rows the sums are made of, each with its keys (account, and campaign or creative), day (a month's first for a
+ * month's row), numbers d1 to d8 and the factor of its money into the report's currency (null: no rate on or before
+ * its day). An account's sums (migration 051) for total, month and ad-account, unless the report reads only some
+ * campaigns (campaigns: a segment report); a campaign's (048); a creative's, its facts by day (047) and its months
+ * (051). A whole month of an account in the report's currency comes from the month's row where the answer's periods
+ * hold whole months, every other day from the day's.
  */
-function units(grouping: Grouping, months: boolean): string {
+function units(grouping: Grouping, months: boolean, campaigns: boolean): string {
+  const level =
+    grouping === 'video' || grouping === 'creative'
+      ? LEVELS.creative
+      : !campaigns && (grouping === 'total' || grouping === 'month' || grouping === 'ad-account')
+        ? LEVELS.account
+        : LEVELS.campaign;
   const accounts = 'join ad_accounts a on a.id = u.ad_account_id';
   const factor = 'fx_factor(a.currency, $5, u.day)';
-  const within = '($2::uuid[] is null or u.campaign_id = any($2)) and u.ad_account_id = any($1)';
-  if (grouping === 'video' || grouping === 'creative') {
-    const slots = Array.from({ length: 8 }, (_, i) => `coalesce(u.declared[${i + 1}], 0) as d${i + 1}`).join(', ');
-    return (
-      `select u.ad_account_id, u.campaign_id, u.creative_id, u.day, ${slots}, ${factor} as factor ` +
-      `from facts u ${accounts} where ${within} and u.day >= $3 and u.day <= $4`
-    );
-  }
+  const within =
+    (level === LEVELS.account ? '' : '($2::uuid[] is null or u.campaign_id = any($2)) and ') +
+    'u.ad_account_id = any($1)';
+  const numbers =
+    level === LEVELS.creative
+      ? Array.from({ length: 8 }, (_, i) => `coalesce(u.declared[${i + 1}], 0) as d${i + 1}`).join(', ')
+      : DAYS;
   const day = (where: string) =>
-    `select u.ad_account_id, u.campaign_id, u.day, ${DAYS}, ${factor} as factor ` +
-    `from declared_campaign_daily u ${accounts} where ${within} and u.day >= $3 and u.day <= $4 and ${where}`;
+    `select ${level.keys}, u.day, ${numbers}, ${factor} as factor ` +
+    `from ${level.daily} u ${accounts} where ${within} and u.day >= $3 and u.day <= $4 and ${where}`;
   if (!months) return day('true');
   // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
   // whole months of those in the report's (none after them when there are none).
@@ -60,8 +82,8 @@ function units(grouping: Grouping, months: boolean): string {
     day('a.currency <> $5'),
     day(`a.currency = $5 and u.day < ${WHOLE_MONTHS_FROM}`),
     day(`a.currency = $5 and u.day >= greatest(${WHOLE_MONTHS_TO}, ${WHOLE_MONTHS_FROM})`),
-    `select u.ad_account_id, u.campaign_id, u.month as day, ${DAYS}, 1::float8 as factor ` +
-      `from declared_campaign_monthly u ${accounts} where ${within} and a.currency = $5 ` +
+    `select ${level.keys}, u.month as day, ${DAYS}, 1::float8 as factor ` +
+      `from ${level.monthly} u ${accounts} where ${within} and a.currency = $5 ` +
       `and u.month >= ${WHOLE_MONTHS_FROM} and u.month < ${WHOLE_MONTHS_TO}`,
   ].join(' union all ');
 }
@@ -79,6 +101,7 @@ export function withDeclared(
   placed: Placed,
   order: string[],
   interval: string | undefined,
+  campaigns: boolean,
 ): string {
   const keyed = KEYED[grouping];
   const period =
@@ -103,7 +126,7 @@ export function withDeclared(
         : '';
   const sumsQuery =
     `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _rows', ...summed].join(', ')} ` +
-    `from (${units(grouping, interval === undefined || interval === 'month')}) f ${join}` +
+    `from (${units(grouping, interval === undefined || interval === 'month', campaigns)}) f ${join}` +
     (keys.length ? ` group by ${keys.map((_, i) => `_k${i}`).join(', ')}` : '');
   if (keys.length === 0) {
     // One row each side (a total): its sums, 0 for no rows, as the grouping's own; null money stays null.

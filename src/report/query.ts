@@ -143,7 +143,15 @@ function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
   const { params, placed } = groupingParams(data, range);
   const order = [...(data.params.interval ? ['period'] : []), ...ROW_ORDER[data.grouping]];
   const text = data.declared.length
-    ? withDeclared(queryText(file), data.grouping, data.declared, placed, order, data.params.interval)
+    ? withDeclared(
+        queryText(file),
+        data.grouping,
+        data.declared,
+        placed,
+        order,
+        data.params.interval,
+        data.campaignIds !== null,
+      )
     : queryText(file);
   return { file, text, params, bound: data.params.nameFilter ? [6] : [] };
 }
