@@ -169,6 +169,23 @@ create table declared_campaign_monthly (
   constraint declared_campaign_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
 );
 
+create table declared_campaign_spans (
+  ad_account_id uuid not null,
+  level smallint not null,
+  start date not null,
+  campaign_id uuid not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_campaign_spans_pkey PRIMARY KEY (ad_account_id, level, start, campaign_id),
+  constraint declared_campaign_spans_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
 create table declared_creative_monthly (
   ad_account_id uuid not null,
   month date not null,
@@ -876,6 +893,7 @@ begin
   end if;
   if v_accounts is not null then
     perform rebuild_declared(v_accounts, v_days);
+    perform rebuild_declared_spans(v_accounts, v_days);
   end if;
   return null;
 end
@@ -1087,7 +1105,9 @@ AS $function$
   where c.oid = any(array['facts', 'facts_monthly', 'facts_campaign_daily', 'facts_campaign_monthly',
                           'facts_account_daily', 'facts_monthly_converted', 'facts_campaign_daily_converted',
                           'facts_campaign_monthly_converted', 'facts_account_daily_converted', 'facts_spans',
-                          'facts_campaign_spans', 'fact_writes', 'fact_account_writes']::regclass[])
+                          'facts_campaign_spans', 'fact_writes', 'fact_account_writes', 'declared_campaign_daily',
+                          'declared_campaign_monthly', 'declared_account_daily', 'declared_account_monthly',
+                          'declared_creative_monthly']::regclass[])
     and (p_all or c.reltuples < 0 or c.relpages < 128
          or pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint)
   order by pg_relation_size(c.oid) desc, c.relname
@@ -1396,6 +1416,38 @@ AS $function$
     on f.ad_account_id = t.a and f.day >= t.month and f.day < (t.month + interval '1 month')::date
   where f.declared is not null
   group by f.ad_account_id, t.month, f.creative_id;
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_declared_spans(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+declare
+  v_level integer;
+  v_below integer := 0;
+begin
+  foreach v_level in array array[2, 3, 4, 5, 6, 7, 8, 10] loop
+    delete from declared_campaign_spans s
+    using (select distinct t.a, span_start(v_level, t.day) as start from unnest(p_accounts, p_days) t(a, day)) t
+    where s.ad_account_id = t.a and s.level = v_level and s.start = t.start;
+    with spans as (
+      select distinct t.a, span_start(v_level, t.day) as start from unnest(p_accounts, p_days) t(a, day)
+    )
+    insert into declared_campaign_spans (ad_account_id, level, start, campaign_id, d1, d2, d3, d4, d5, d6, d7, d8)
+    select t.a, v_level, t.start, c.campaign_id, sum(c.d1), sum(c.d2), sum(c.d3), sum(c.d4), sum(c.d5), sum(c.d6), sum(c.d7), sum(c.d8)
+    from spans t
+    cross join lateral (
+      select d.campaign_id, d1, d2, d3, d4, d5, d6, d7, d8 from declared_campaign_daily d
+      where v_below = 0 and d.ad_account_id = t.a and d.day >= t.start and d.day < t.start + (1 << v_level)
+      union all
+      select s.campaign_id, d1, d2, d3, d4, d5, d6, d7, d8 from declared_campaign_spans s
+      where v_below > 0 and s.ad_account_id = t.a and s.level = v_below
+        and s.start >= t.start and s.start < t.start + (1 << v_level)
+    ) c
+    group by t.a, t.start, c.campaign_id;
+    v_below := v_level;
+  end loop;
+end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.rebuild_deferred_rollups()

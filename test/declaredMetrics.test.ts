@@ -113,7 +113,17 @@ async function rollupsHold(ctx: Ctx) {
     union all
     (select ad_account_id, month, creative_id, d1, d2, d3 from declared_creative_monthly
      except select ad_account_id, date_trunc('month', day::timestamp)::date, creative_id, ${slots}
-     from facts where declared is not null group by 1, 2, 3)`);
+     from facts where declared is not null group by 1, 2, 3)
+    union all
+    (select s.ad_account_id, s.start + s.level * 100000, s.campaign_id, s.d1, s.d2, s.d3 from declared_campaign_spans s
+     except select f.ad_account_id, span_start(l.level, f.day) + l.level * 100000, f.campaign_id, ${slots}
+     from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null
+     group by f.ad_account_id, l.level, span_start(l.level, f.day), f.campaign_id)`);
+  const [spans] = await ctx.t.db.sql`select
+    (select count(*)::int from declared_campaign_spans) as kept,
+    (select count(*)::int from (select distinct f.ad_account_id, l.level, span_start(l.level, f.day), f.campaign_id
+       from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null) t) as wanted`;
+  assert.is(spans.kept, spans.wanted, 'a span for each campaign and span start that holds declared numbers');
   assert.equal([...differ], [], 'declared rollups that differ from their facts');
 }
 

@@ -119,6 +119,8 @@ const SHIPPED: Record<string, string> = {
   '049_named_columns': '7b15398d8e1bd017',
   '050_declared_when_declared': '7e1e1a1f923b8a88',
   '051_declared_by_account_and_creative': '4fdd4bdee9cc43af',
+  '052_analyze_declared': '1ee7bce45ef83805',
+  '053_declared_campaign_spans': '0f187615d63c1d12',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

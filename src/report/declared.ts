@@ -52,11 +52,14 @@ const LEVELS = {
  * The rows the sums are made of, each with its keys (account, and campaign or creative), day (a month's first for a
  * month's row), numbers d1 to d8 and the factor of its money into the report's currency (null: no rate on or before
  * its day). An account's sums (migration 051) for total, month and ad-account, unless the report reads only some
- * campaigns (campaigns: a segment report); a campaign's (048); a creative's, its facts by day (047) and its months
- * (051). A whole month of an account in the report's currency comes from the month's row where the answer's periods
- * hold whole months, every other day from the day's.
+ * campaigns (campaigns: a segment report); a campaign's (048), over spans where the answer has no periods (053); a
+ * creative's, its facts by day (047) and its months (051). A whole month of an account in the report's currency
+ * comes from the month's row where the answer's periods hold whole months, every other day from the day's.
  */
-function units(grouping: Grouping, months: boolean, campaigns: boolean): string {
+function units(grouping: Grouping, interval: string | undefined, campaigns: boolean): string {
+  const months = interval === undefined || interval === 'month';
+  // Spans cross months and weeks: only an answer with neither reads them.
+  const spans = interval === undefined && grouping !== 'month';
   const level =
     grouping === 'video' || grouping === 'creative'
       ? LEVELS.creative
@@ -75,6 +78,18 @@ function units(grouping: Grouping, months: boolean, campaigns: boolean): string 
   const day = (where: string) =>
     `select ${level.keys}, u.day, ${numbers}, ${factor} as factor ` +
     `from ${level.daily} u ${accounts} where ${within} and u.day >= $3 and u.day <= $4 and ${where}`;
+  if (spans && level === LEVELS.campaign) {
+    // The range cut into the built-in sums' spans (report_span_pieces): an account in the report's currency from its
+    // campaigns' spans and its single days; the others a day at a time, converted.
+    return (
+      `with pieces as materialized (select p.level, p.start from report_span_pieces($1, $3, $4) p) ` +
+      `select ${level.keys}, p.start as day, ${DAYS}, 1::float8 as factor from pieces p ` +
+      `join declared_campaign_spans u on u.level = p.level and u.start = p.start ${accounts} ` +
+      `where p.level > 0 and ${within} and a.currency = $5 ` +
+      `union all ${day('a.currency = $5 and u.day in (select p.start from pieces p where p.level = 0)')} ` +
+      `union all ${day('a.currency <> $5')}`
+    );
+  }
   if (!months) return day('true');
   // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
   // whole months of those in the report's (none after them when there are none).
@@ -126,7 +141,7 @@ export function withDeclared(
         : '';
   const sumsQuery =
     `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _rows', ...summed].join(', ')} ` +
-    `from (${units(grouping, interval === undefined || interval === 'month', campaigns)}) f ${join}` +
+    `from (${units(grouping, interval, campaigns)}) f ${join}` +
     (keys.length ? ` group by ${keys.map((_, i) => `_k${i}`).join(', ')}` : '');
   if (keys.length === 0) {
     // One row each side (a total): its sums, 0 for no rows, as the grouping's own; null money stays null.
