@@ -1,6 +1,6 @@
 // Declared base metrics in an answer (docs/decisions.md §5): their sums beside a grouping's rows, by the grouping's
 // key and period, each day's money converted at that day's rate (§11): the same rules as the grouping's own sums.
-// They are read from their own sums by account, campaign or creative (migrations 048, 051) and the facts' `declared`
+// They are read from their own sums by account, campaign or creative (migrations 048, 050) and the facts' `declared`
 // numbers (047). A slot past a fact's numbers, or a fact written before any was declared, reads as 0.
 import { references } from './formula.ts';
 import type { DeclaredSum, MetricPlan } from './metrics.ts';
@@ -29,9 +29,12 @@ const KEYED: Record<Grouping, { column: string; of: string } | null> = {
 /** Where a grouping's query takes its parameters (report/query.ts groupingParams). */
 export type Placed = { interval?: number; segments?: number };
 
-/** The first day of the range's first whole month, and the first day after its last whole month ($3 to $4). */
-const WHOLE_MONTHS_FROM = `(date_trunc('month', ($3::date - 1)::timestamp) + interval '1 month')::date`;
-const WHOLE_MONTHS_TO = `date_trunc('month', ($4::date + 1)::timestamp)::date`;
+/**
+ * The first day of the range's first whole month, and the first day after its last whole month, never before the
+ * first (migration 025's functions, as the built-in sums' readers bound their months).
+ */
+const WHOLE_MONTHS_FROM = 'first_full_month($3)';
+const WHOLE_MONTHS_TO = 'after_full_month($3, $4)';
 
 /** Where a level's sums are kept: by day (facts for creatives), by month, and the key columns of each row. */
 const LEVELS = {
@@ -51,9 +54,9 @@ const LEVELS = {
 /**
  * The rows the sums are made of, each with its keys (account, and campaign or creative), day (a month's first for a
  * month's row), numbers d1 to d8 and the factor of its money into the report's currency (null: no rate on or before
- * its day). An account's sums (migration 051) for total, month and ad-account, unless the report reads only some
- * campaigns (campaigns: a segment report); a campaign's (048), over spans where the answer has no periods (053); a
- * creative's, its facts by day (047) and its months (051). A whole month of an account in the report's currency
+ * its day). An account's sums (migration 050) for total, month and ad-account, unless the report reads only some
+ * campaigns (campaigns: a segment report); a campaign's (048), over spans where the answer has no periods (052); a
+ * creative's, its facts by day (047) and its months (050). A whole month of an account in the report's currency
  * comes from the month's row where the answer's periods hold whole months, every other day from the day's.
  */
 function units(grouping: Grouping, interval: string | undefined, campaigns: boolean): string {
@@ -95,11 +98,11 @@ function units(grouping: Grouping, interval: string | undefined, campaigns: bool
   }
   if (!months) return day('true');
   // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
-  // whole months of those in the report's (none after them when there are none).
+  // whole months of those in the report's.
   return [
     day('a.currency <> $5'),
     day(`a.currency = $5 and u.day < ${WHOLE_MONTHS_FROM}`),
-    day(`a.currency = $5 and u.day >= greatest(${WHOLE_MONTHS_TO}, ${WHOLE_MONTHS_FROM})`),
+    day(`a.currency = $5 and u.day >= ${WHOLE_MONTHS_TO}`),
     `select ${level.keys}, u.month as day, ${DAYS}, 1::float8 as factor ` +
       `from ${level.monthly} u ${accounts} where ${within} and a.currency = $5 ` +
       `and u.month >= ${WHOLE_MONTHS_FROM} and u.month < ${WHOLE_MONTHS_TO}`,
