@@ -223,11 +223,10 @@ export function formulaColumns(source: string, metrics: MetricPlan[], prefixes =
 export const COMPARED = 'compare_';
 
 /** The comparison range's sums of a composed query's row (report/query.ts), as the main range's are read. */
-export function comparedSums(row: Record<string, unknown>): Sums {
+export function comparedSums(row: Record<string, unknown>, declared: readonly DeclaredSum[] = []): Sums {
   const sums = {} as Sums;
   for (const name of BASE_METRICS) sums[name] = row[COMPARED + name] as number;
-  for (const key in row)
-    if (key.startsWith(COMPARED + DECLARED)) (sums as Record<string, unknown>)[key.slice(COMPARED.length)] = row[key];
+  for (const { column } of declared) (sums as Record<string, unknown>)[column] = row[COMPARED + column];
   return sums;
 }
 
@@ -250,10 +249,9 @@ export function writeMetrics(sums: Sums, metrics: MetricPlan[], out: unknown[], 
     const metric = metrics[i];
     if (metric.formula) {
       if (!system) {
-        system = {};
+        // A declared base metric's sum is read from the row itself, behind the system metrics' values.
+        system = Object.create(sums) as Record<string, number | null>;
         for (const [name, m] of Object.entries(SYSTEM_METRICS)) system[name] = m.compute(sums);
-        // A declared base metric's sum, as its row holds it.
-        for (const key in sums) if (key.startsWith(DECLARED)) system[key] = (sums as Record<string, number>)[key];
       }
       out[at + i] = tidy(evaluate(metric.formula, system));
     } else {

@@ -265,7 +265,7 @@ export function toCells(row: SumRow, data: PreparedData): Cells {
   const cells: Cells = new Array(keys.length + metrics.length * (data.compared ? 2 : 1));
   for (let i = 0; i < keys.length; i++) cells[i] = row._total ? (i === 0 ? 'Total' : null) : row[keys[i]];
   writeMetrics(row, metrics, cells, keys.length);
-  if (data.compared) writeMetrics(comparedSums(row), metrics, cells, keys.length + metrics.length);
+  if (data.compared) writeMetrics(comparedSums(row, data.declared), metrics, cells, keys.length + metrics.length);
   return cells;
 }
 

@@ -41,7 +41,9 @@ const SUMMARY = '],"summary":';
 function summaryOfNothing(data: PreparedData) {
   const none = emptySummary(data);
   const metrics = rowMetrics(none, data.metrics);
-  return data.compared ? { metrics, compare: { metrics: rowMetrics(comparedSums(none), data.metrics) } } : { metrics };
+  return data.compared
+    ? { metrics, compare: { metrics: rowMetrics(comparedSums(none, data.declared), data.metrics) } }
+    : { metrics };
 }
 
 /**
