@@ -7,20 +7,14 @@ const NAMES = BASE_METRIC_DECLARATIONS.map((m) => m.name);
 const KINDS: BaseKind[] = BASE_METRIC_DECLARATIONS.map((m) => m.kind);
 const word = (name: string) => new RegExp(`\\b${name}\\b`);
 
-/** The items of text[from, to) split at its top-level commas, each with where it starts and ends. */
+/** The items of text[from, to) (its comments and strings blanked) split at its top-level commas, with their bounds. */
 function items(text: string, from: number, to: number): { start: number; end: number }[] {
   const out: { start: number; end: number }[] = [];
   let depth = 0;
   let start = from;
-  let quoted = false;
   for (let i = from; i < to; i++) {
     const c = text[i];
-    if (quoted) {
-      if (c === "'") quoted = false;
-      continue;
-    }
-    if (c === "'") quoted = true;
-    else if (c === '(' || c === '[') depth++;
+    if (c === '(' || c === '[') depth++;
     else if (c === ')' || c === ']') depth--;
     else if (c === ',' && depth === 0) {
       out.push({ start, end: i });

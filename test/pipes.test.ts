@@ -15,6 +15,31 @@ const REPORTS = 400;
 type Ctx = { env: Record<string, string>; org: string; drop(): Promise<void> };
 const it = suite<Ctx>('command line output through pipes');
 
+/** What a process writes to a stream, as it comes: until() settles once it matches, or after ms at the latest. */
+function said(stream: NodeJS.ReadableStream) {
+  const heard = {
+    text: '',
+    waiting: [] as (() => boolean)[],
+    until(pattern: RegExp, ms: number) {
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        const check = () => {
+          if (!pattern.test(heard.text)) return false;
+          clearTimeout(timer);
+          resolve();
+          return true;
+        };
+        if (!check()) heard.waiting.push(check);
+      });
+    },
+  };
+  stream.on('data', (chunk) => {
+    heard.text += chunk;
+    heard.waiting = heard.waiting.filter((check) => !check());
+  });
+  return heard;
+}
+
 /** A quoted command line of the CLI under a runtime, for bash. */
 const cliLine = (runtime: Runtime, args: string[]) =>
   [...command(runtime, 'src/cli.ts').flat(), ...args].map((word) => `'${word}'`).join(' ');
@@ -134,14 +159,15 @@ it('a command waits for another operator command that holds the embedded folder,
     writeFileSync(join(dir.path, 'readout.lock'), `${process.pid} command`);
     const [cmd, args] = command('node', 'src/cli.ts');
     const child = spawn(cmd, [...args, 'org', 'list'], { env: { ...context.env, DATA_DIR: dir.path } });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const stderr = said(child.stderr);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    for (const started = Date.now(); !/waiting for process/.test(stderr) && Date.now() - started < 30_000; )
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.match(stderr, new RegExp(`^readout: waiting for process ${process.pid}, an operator command, to finish`));
+    await stderr.until(/waiting for process/, 30_000);
+    assert.match(
+      stderr.text,
+      new RegExp(`^readout: waiting for process ${process.pid}, an operator command, to finish`),
+    );
     rmSync(join(dir.path, 'readout.lock'));
-    assert.is(await exited, 0, stderr);
+    assert.is(await exited, 0, stderr.text);
   } finally {
     dir.remove();
   }
@@ -169,20 +195,18 @@ it('an import whose embedded server is killed ends with one line, no stack trace
       env: context.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const stderr = said(child.stderr);
     const exited = new Promise<string>((resolve) => child.on('exit', (code, signal) => resolve(`${code} ${signal}`)));
     child.stdin.on('error', () => {});
     child.stdin.end(`${lines.join('\n')}\n`);
     // Killed once the import has begun writing, or after 20 s at the latest.
-    for (const started = Date.now(); !/rows read/.test(stderr) && Date.now() - started < 20_000; )
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await stderr.until(/rows read/, 20_000);
     await server.stop('SIGKILL');
     const status = await exited;
-    assert.is.not(status, '0 null', stderr);
-    const last = stderr.trim().split('\n').at(-1) ?? '';
-    assert.match(last, /^readout: /, `${status}: ${stderr}`);
-    assert.not.match(stderr, /\n\s+at |TypeError|node:internal/);
+    assert.is.not(status, '0 null', stderr.text);
+    const last = stderr.text.trim().split('\n').at(-1) ?? '';
+    assert.match(last, /^readout: /, `${status}: ${stderr.text}`);
+    assert.not.match(stderr.text, /\n\s+at |TypeError|node:internal/);
   } finally {
     await server.stop('SIGKILL');
   }
