@@ -5,7 +5,8 @@ import { createGunzip } from 'node:zlib';
 import process from 'node:process';
 import { readBounded, UsageError } from './cli/args.ts';
 import { parseCommandLine, runCommand } from './cli/run.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, databaseLine, loadConfig, strayVariables } from './config.ts';
+import { holdsNoDatabase } from './store/embedded.ts';
 import { openDatabase } from './store/open.ts';
 import { databaseProblem, startupLine } from './serve/startup.ts';
 import { migrate } from './store/migrate.ts';
@@ -39,6 +40,9 @@ async function exit(code: number, stdout = '', stderr = ''): Promise<never> {
 
 const fail = (code: number, message: string) => exit(code, '', `readout: ${message}\n`);
 
+/** The commands that may create an embedded database; `db copy` writes another installation, never its source. */
+const CREATES = ['demo', 'org create'];
+
 const LOST = 'the connection to the database closed while the command ran; what it had not committed was rolled back';
 
 // Whatever escapes the command is one line, never a stack. postgres.js 3.4.9 throws from a timer when the server goes
@@ -57,10 +61,12 @@ process.on('exit', (code) => {
   process.exitCode = 1;
 });
 
+let command = '';
 try {
   // Bad arguments are refused, and help answered, before the database is touched.
   const line = parseCommandLine(argv);
   if (line.help !== undefined) await exit(0, `${line.help}\n`);
+  command = line.name!;
 } catch (error) {
   if (error instanceof UsageError) await fail(2, error.message);
   throw error;
@@ -94,6 +100,17 @@ try {
   if (error instanceof ConfigError) await fail(2, error.message);
   throw error;
 }
+
+// Which database, before anything else: an operator who meant another one stops here (docs/decisions.md §10).
+process.stderr.write(`readout: ${databaseLine(config!)}\n`);
+for (const stray of strayVariables(process.env)) process.stderr.write(`readout: warning: ${stray}\n`);
+// Only these create an embedded database; any other command on an empty folder was pointed at the wrong one.
+if (!config!.databaseUrl && !CREATES.includes(command) && holdsNoDatabase(config!.dataDir))
+  await fail(
+    2,
+    `DATA_DIR ${config!.dataDir} holds no database; create one with \`readout demo\` or \`readout org create --name ` +
+      "NAME` (or a server's first start), or set DATA_DIR or DATABASE_URL to the installation you meant",
+  );
 
 const database = await openDatabase({
   databaseUrl: config!.databaseUrl,
@@ -134,6 +151,7 @@ try {
     readText,
     readStream,
     copy: Boolean(config!.databaseUrl),
+    tokenTtlSeconds: config!.tokenTtlSeconds,
   });
   ({ code, stdout, stderr } = outcome);
 } catch (error) {

@@ -1,5 +1,14 @@
 // The service's configuration, read from the environment and checked once at start-up (docs/decisions.md §2).
 import * as v from 'valibot';
+import { resolve } from 'node:path';
+import { nearest } from './http/nearest.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+/**
+ * The one version (CHANGELOG.md, docs/compatibility.md): package.json's, shown by `readout --version`, /v1/health and
+ * the OpenAPI document's info.version, which a test holds equal to it.
+ */
+export const VERSION: string = pkg.version;
 
 const port = v.pipe(
   v.string(),
@@ -184,4 +193,43 @@ export function loadConfig(
     metricsPort: e.METRICS_PORT,
     tls,
   };
+}
+
+/** Variables of ours that are not settings: set between our own processes, or by the test runner. */
+const INTERNAL = ['READOUT_PREPARE_DATA_DIR', 'READOUT_TEST_TEMPLATES', 'READOUT_TEST_RUN'];
+
+const FOREIGN = /^(PG[A-Z]|SSL_|NODE_|npm_|NPM_|BUN_|DENO_|TSX_)/;
+
+/**
+ * The environment's variables that look like a misspelt setting of ours (docs/decisions.md §10): any READOUT_ name
+ * not ours, and a name a few edits from one of ours (DATABASE_ULR, DATA_DIRR), each with the nearest known name. A
+ * typo otherwise falls back to a default in silence: DATABASE_ULR would open ./data. The prefixes of FOREIGN are
+ * other programs' (libpq's PG*, OpenSSL's SSL_CERT_FILE, the runtimes' and npm's), never ours.
+ */
+export function strayVariables(env: Record<string, string | undefined>): string[] {
+  const known = Object.keys(EnvSchema.entries);
+  return Object.keys(env)
+    .filter((name) => !known.includes(name) && !INTERNAL.includes(name) && !FOREIGN.test(name))
+    .flatMap((name) => {
+      const bare = name.replace(/^READOUT_/, '');
+      const near = known.includes(bare) ? [bare] : nearest(name, known, 1);
+      if (!near.length && !name.startsWith('READOUT_')) return [];
+      const meant = near.length ? `; did you mean ${near[0]}?` : '; readout reads no such variable';
+      return [`unknown environment variable ${name}${meant} (docs/operations.md, "Configuration")`];
+    });
+}
+
+/** The database a command or server uses, for its first line: a URL without its password, or the embedded folder. */
+export function databaseLine(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  if (!config.databaseUrl) {
+    const full = resolve(config.dataDir);
+    return `database: embedded in ${config.dataDir}${full === config.dataDir ? '' : ` (${full})`}`;
+  }
+  try {
+    const url = new URL(config.databaseUrl);
+    if (url.password) url.password = '';
+    return `database: ${url.href}`;
+  } catch {
+    return `database: ${config.databaseUrl.replace(/:[^:@/]*@/, '@')}`;
+  }
 }

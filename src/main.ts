@@ -3,7 +3,7 @@
 import './serve/tickShape.ts';
 import process from 'node:process';
 import { createApp, type App } from './app.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, strayVariables } from './config.ts';
 import { SHARED_STATEMENT_TIMEOUT_MS } from './store/database.ts';
 import { openDatabase } from './store/open.ts';
 import { checkPortFree, databaseProblem, listenProblem, startupLine } from './serve/startup.ts';
@@ -79,6 +79,8 @@ async function step<T>(
 }
 
 let config = await step(() => loadConfig(process.env));
+if (process.env[PREPARE_DATA_DIR] === undefined)
+  for (const stray of strayVariables(process.env)) process.stderr.write(`readout: warning: ${stray}\n`);
 const tls = config.tls ? await step(() => readTls(config.tls!)) : undefined;
 // The port is tried before the data folder and the migrations: a second server on a busy port writes nothing.
 if (process.env[PREPARE_DATA_DIR] === undefined)

@@ -90,7 +90,9 @@ it('apply, fx import and import refuse /dev/zero and an endless pipe at their li
       const name = `${c.argv.join(' ')}${c.stdin ? ' < endless pipe' : ''}`;
       assert.ok(out.ms < BOUND_MS, `${name}: still reading after ${out.ms} ms`);
       assert.is(out.code, 2, `${name}: exit ${out.code}: ${out.stderr}`);
-      assert.is(out.stderr.trim().split('\n').length, 1, `${name}: one line: ${out.stderr}`);
+      // The database line, then the one line of the refusal.
+      assert.is(out.stderr.trim().split('\n').length, 2, `${name}: one line: ${out.stderr}`);
+      assert.match(out.stderr, /^readout: database: /);
       assert.match(out.stderr, c.refusal, name);
       assert.ok(
         out.peakMb < plain.peakMb + CEILING_MB,

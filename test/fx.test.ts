@@ -296,6 +296,9 @@ it('through the real command line: a .gz file through gunzip, and - for standard
   delete env.FORCE_COLOR;
   const [cmd, base] = command('node', 'src/cli.ts');
   try {
+    // Only demo and org create make an embedded database (docs/decisions.md §10).
+    const made = spawnSync(cmd, [...base, 'org', 'create', '--name', 'Rates'], { env, encoding: 'utf8' });
+    assert.is(made.status, 0, made.stderr);
     const gz = join(dir.path, 'eurofxref-hist.csv.gz');
     writeFileSync(gz, gzipSync(ECB_HISTORY));
     const fromGz = spawnSync(cmd, [...base, 'fx', 'import', '--file', gz, '--json'], { env, encoding: 'utf8' });

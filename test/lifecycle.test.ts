@@ -158,7 +158,10 @@ it('what stops a start is one line naming it, exit 2: a port in use, an unreacha
     assert.not.ok(existsSync(join(dir.path, 'data')), 'a server on a busy port wrote nothing');
     const cli = runSync('node', 'src/cli.ts', ['org', 'list'], { DATA_DIR: join(dir.path, 'a-file') });
     assert.is(cli.status, 2, cli.stderr);
-    assert.match(cli.stderr, /^readout: DATA_DIR \S+ cannot be used \(ENOTDIR\)\n$/);
+    assert.match(
+      cli.stderr,
+      /^readout: database: embedded in \S+\nreadout: DATA_DIR \S+ cannot be used \(ENOTDIR\)\n$/,
+    );
   } finally {
     taken.close();
     dir.remove();

@@ -1,7 +1,7 @@
 // The embedded database (docs/decisions.md §1): PGlite in DATA_DIR, one process's files, served to the others on a
 // private Unix socket that only this user can reach.
 import postgres from 'postgres';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -127,6 +127,10 @@ const SETTINGS = ['-c', 'shared_buffers=16MB'];
 
 /** A folder no PGlite has initialised yet. */
 export const isFresh = (dataDir: string) => !existsSync(join(dataDir, 'PG_VERSION'));
+
+/** A folder that is missing, or one with no database in it; a path that is not a folder is claimDataDir's to refuse. */
+export const holdsNoDatabase = (dataDir: string) =>
+  !existsSync(dataDir) || (statSync(dataDir).isDirectory() && isFresh(dataDir));
 
 export async function openEmbedded(options: DatabaseOptions, release: () => Promise<void>): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
