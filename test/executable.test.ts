@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { temporaryDir } from './support/server.ts';
 import { skipped } from './support/skip.ts';
 import { buildExecutable, canBuild } from './support/executable.ts';
+import { VERSION } from '../src/config.ts';
 
 const it = suite('executable');
 
@@ -39,7 +40,7 @@ it('with an empty environment in an empty folder: health, a token, data, an expo
     assert.match(out, /"database":"embedded PGlite in \.\/data"/);
     assert.match(out, /`readout demo` issues another/, 'the hint names the executable, not npm');
     const health = await fetch(`${url}/v1/health`);
-    assert.equal([health.status, await health.json()], [200, { status: 'ok' }]);
+    assert.equal([health.status, await health.json()], [200, { status: 'ok', version: VERSION }]);
     // The reference page carries Redoc's script from inside the executable.
     const docs = await fetch(`${url}/v1/docs`);
     assert.is(docs.status, 200);

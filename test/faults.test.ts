@@ -9,6 +9,7 @@ import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, createClient, createOrg, tenant, tokenRequest } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { tcpProxy } from './support/proxy.ts';
+import { VERSION } from '../src/config.ts';
 
 const it = suite<{ t: TestApp }>('faults');
 it.before(async (ctx) => {
@@ -35,7 +36,7 @@ it('the database gone: 503 rate-limiter-unavailable (never an unmetered 200), he
       assert.is(await typeOf(res), '503 rate-limiter-unavailable');
       assert.ok(Number(res.headers.get('retry-after')) > 0);
     }
-    assert.equal(await typeOf(await get('/v1/health', {})), '503 {"status":"unavailable"}');
+    assert.equal(await typeOf(await get('/v1/health', {})), `503 {"status":"unavailable","version":"${VERSION}"}`);
     const started = Date.now();
     const me = await get('/v1/me');
     assert.is(me.status, 200);

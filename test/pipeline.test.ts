@@ -7,6 +7,7 @@ import { readQuery } from '../src/http/queryParams.ts';
 import { pagingEntries } from '../src/http/paging.ts';
 import { createContext, pathOf, type Context } from '../src/http/context.ts';
 import { testApp, type TestApp } from './support/app.ts';
+import { VERSION } from '../src/config.ts';
 
 const it = suite<{ t: TestApp }>('pipeline');
 it.before(async (ctx) => {
@@ -14,10 +15,10 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-it('health answers 200 {"status":"ok"} without a token', async ({ t }) => {
+it('health answers 200 {"status":"ok","version"} without a token', async ({ t }) => {
   const res = await t.fetch('/v1/health');
   assert.is(res.status, 200);
-  assert.equal(await res.json(), { status: 'ok' });
+  assert.equal(await res.json(), { status: 'ok', version: VERSION });
 });
 
 it("health answered directly (the Node fast path) is the pipeline's answer, log line included", async ({ t }) => {

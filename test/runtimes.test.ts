@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshDatabaseUrl, onPostgres } from './support/database.ts';
 import { startServer, temporaryDir, tokenFrom, type Runtime } from './support/server.ts';
+import { VERSION } from '../src/config.ts';
 
 const it = suite('runtimes');
 
@@ -59,14 +60,14 @@ for (const runtime of ['node', 'bun', 'deno'] as Runtime[]) {
 
       const health = await fetch(`${server.url}/v1/health`);
       assert.is(health.status, 200);
-      assert.equal(await health.json(), { status: 'ok' });
+      assert.equal(await health.json(), { status: 'ok', version: VERSION });
       // Again while the database check is fresh: on Node this one is answered directly, with the same headers.
       const fresh = await fetch(`${server.url}/v1/health`);
       assert.is(fresh.status, 200);
       assert.is(fresh.headers.get('content-type'), health.headers.get('content-type'));
       assert.is(fresh.headers.get('cache-control'), 'no-store');
       assert.match(fresh.headers.get('traceparent') ?? '', /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
-      assert.equal(await fresh.json(), { status: 'ok' });
+      assert.equal(await fresh.json(), { status: 'ok', version: VERSION });
       const served = await (await fetch(`${server.url}/v1/openapi.json`)).json();
       assert.is(served.servers[0].url, server.url, 'PORT=0: BASE_URL takes the port actually bound');
       const post = await fetch(`${server.url}/v1/health`, { method: 'POST' });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { runSync, startServer, temporaryDir, type Runtime } from './support/server.ts';
 import { skipped } from './support/skip.ts';
 import { buildExecutable, canBuild } from './support/executable.ts';
+import { VERSION } from '../src/config.ts';
 
 const it = suite('tls');
 
@@ -78,7 +79,7 @@ for (const name of ['node', 'bun', 'deno', 'executable'] as const) {
       assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
       const ca = readFileSync(files.cert, 'utf8');
       const health = await get(`${server.url}/v1/health`, ca);
-      assert.equal([health.status, JSON.parse(health.body)], [200, { status: 'ok' }]);
+      assert.equal([health.status, JSON.parse(health.body)], [200, { status: 'ok', version: VERSION }]);
       const document = JSON.parse((await get(`${server.url}/v1/openapi.json`, ca)).body);
       assert.is(document.servers[0].url, server.url);
       const client = {

@@ -6,6 +6,7 @@ import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRe
 import { apply, configExport } from './catalogue.ts';
 import { accountConnection, generate } from './data.ts';
 import { importFile } from './importFile.ts';
+import { keysList, keysRotate } from './keys.ts';
 import { demo } from './demo.ts';
 import { fxImport, fxList } from './fx.ts';
 import { accountList, metricList, orgList, reportList, segmentList } from './lists.ts';
@@ -13,7 +14,7 @@ import { orgCreate, orgDelete, planSet, subscriptionLock } from './org.ts';
 import type { CommandResult } from './output.ts';
 import { bundled } from '../bundled.ts';
 import { SCOPES } from '../auth/scopes.ts';
-import pkg from '../../package.json' with { type: 'json' };
+import { VERSION } from '../config.ts';
 
 export type CommandDeps = {
   sql: Sql;
@@ -31,6 +32,8 @@ export type CommandDeps = {
   progressEvery?: number;
   /** About how many facts generate writes a statement (data.ts); tests set a few. */
   generateChunkRows?: number;
+  /** TOKEN_TTL_S: how long a rotated signing key must still verify (keys.ts). */
+  tokenTtlSeconds?: number;
 };
 
 export type Command = {
@@ -205,6 +208,22 @@ export const COMMANDS: Record<string, Command> = {
     example: 'readout fx import --file eurofxref-hist.csv',
     run: ({ sql, readText }, args) => fxImport(sql, args, readText ?? noFile),
   },
+  'keys rotate': {
+    summary: 'make a new key sign access tokens; the old one verifies until every token it signed has expired',
+    details: [
+      'Every process signs with the new key within 10 seconds and verifies with either meanwhile. The old key is',
+      "retired TOKEN_TTL_S and a minute later: run it with the servers' TOKEN_TTL_S (docs/operations.md).",
+    ],
+    usage: '',
+    example: 'readout keys rotate',
+    run: ({ sql, tokenTtlSeconds }) => keysRotate(sql, tokenTtlSeconds ?? 3600),
+  },
+  'keys list': {
+    summary: 'list the token signing keys: which signs, and when each old one stops verifying (never a secret)',
+    usage: '',
+    example: 'readout keys list',
+    run: ({ sql }) => keysList(sql),
+  },
   'fx list': {
     summary: 'list the currencies with rates, and the days they cover',
     usage: '',
@@ -271,7 +290,7 @@ export function commandHelp(name: string): string {
 /** `readout version`: the package's version and the runtime it runs on (docs/decisions.md §10). */
 export function versionText(json: boolean): string {
   const runtime = runtimeName();
-  return json ? JSON.stringify({ version: pkg.version, runtime }) : `readout ${pkg.version} (${runtime})`;
+  return json ? JSON.stringify({ version: VERSION, runtime }) : `readout ${VERSION} (${runtime})`;
 }
 
 function runtimeName(): string {

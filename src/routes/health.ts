@@ -4,6 +4,7 @@ import { query, type Queryable } from '../store/queries.ts';
 import { JSON_TYPE, respond } from '../http/respond.ts';
 import type { DirectAnswer } from '../http/incoming.ts';
 import { withTimeout } from '../store/timeout.ts';
+import { VERSION } from '../config.ts';
 
 const HEALTH_TIMEOUT_MS = 2000;
 /** The embedded database busy with a long write: how long a check waits before it answers from the last one. */
@@ -62,9 +63,9 @@ function answer(status: number, value: unknown, headers: Record<string, string>)
   };
 }
 
-const UP = answer(200, { status: 'ok' }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
+const UP = answer(200, { status: 'ok', version: VERSION }, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
 const DOWN = answer(
   503,
-  { status: 'unavailable' },
+  { status: 'unavailable', version: VERSION },
   { 'content-type': JSON_TYPE, 'cache-control': 'no-store', 'retry-after': '5' },
 );

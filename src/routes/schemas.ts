@@ -10,7 +10,7 @@ const date = v.pipe(v.string(), v.isoDate());
 const currency = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const Health = v.object({ status: v.picklist(['ok', 'unavailable']) });
+export const Health = v.object({ status: v.picklist(['ok', 'unavailable']), version: v.string() });
 
 export const Problem = v.object({
   type: v.pipe(v.string(), v.url()),
