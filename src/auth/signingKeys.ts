@@ -3,10 +3,15 @@ import type { Sql } from '../store/database.ts';
 import { query } from '../store/queries.ts';
 import { newKeyId, newSigningSecret } from './secrets.ts';
 
-type Key = { kid: string; secret: Uint8Array };
+type Key = { kid: string; secret: Uint8Array; retiredAt?: number | null };
 
 /** An unknown key id reads the table again only when the last read began this long ago: anyone can send one. */
 const RELOAD_INTERVAL_MS = 100;
+/**
+ * The keys are read again in the background once the last read is this old, so a process signs with a rotated key
+ * within about this long of `keys rotate` (cli/keys.ts retires the old one well after that).
+ */
+export const KEY_REFRESH_MS = 10_000;
 
 export type SigningKeys = {
   /** The newest key; creates the first one on a fresh database. */
@@ -34,7 +39,7 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
           await query(sql, 'create-signing-key', [newKeyId(), newSigningSecret()]);
           rows = await query(sql, 'list-signing-keys');
         }
-        keys = rows.map((row) => ({ kid: row.kid, secret: new Uint8Array(row.secret) }));
+        keys = rows.map((row) => ({ kid: row.kid, secret: new Uint8Array(row.secret), retiredAt: row.retired_at_ms }));
       } finally {
         loading = undefined;
       }
@@ -43,15 +48,18 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
   return {
     async current() {
       if (keys.length === 0) await load();
+      // A read that fails keeps the keys known: the next token is signed as the last one was.
+      else if (clock() - loadedAt >= KEY_REFRESH_MS) load().catch(() => {});
       return keys[0];
     },
     load,
     async find(kid) {
-      const known = keys.find((k) => k.kid === kid);
+      const usable = () => keys.find((k) => k.kid === kid && (k.retiredAt == null || k.retiredAt > clock()));
+      const known = usable();
       if (known) return known;
       if (loading) await loading.catch(() => {});
       else if (clock() - loadedAt >= RELOAD_INTERVAL_MS) await load();
-      return keys.find((k) => k.kid === kid);
+      return usable();
     },
   };
 }

@@ -277,6 +277,10 @@ export type QueryTypes = {
     params: [(string | number) | null, (string | number) | null, string | null, boolean | null, string[] | null, string | null];
     row: { "total": number | null; "items": unknown };
   };
+  'list-all-signing-keys': {
+    params: [];
+    row: { "kid": string; "createdAt": string | null; "current": boolean | null; "retiredAt": string | null };
+  };
   'list-base-metrics': {
     params: [string | null];
     row: { "name": string; "slot": number; "kind": string; "whole": boolean };
@@ -323,7 +327,7 @@ export type QueryTypes = {
   };
   'list-signing-keys': {
     params: [];
-    row: { "kid": string; "secret": Uint8Array; "created_at": Date };
+    row: { "kid": string; "secret": Uint8Array; "created_at": Date; "retired_at_ms": number | null };
   };
   'list-system-metrics': {
     params: [(string | number) | null, (string | number) | null];
@@ -332,6 +336,10 @@ export type QueryTypes = {
   'list-token-issuers': {
     params: [];
     row: { "issuer": string };
+  };
+  'lock-signing-keys': {
+    params: [];
+    row: {  };
   };
   'lock-writers': {
     params: [];
@@ -428,6 +436,10 @@ export type QueryTypes = {
   'revoke-client': {
     params: [string | null];
     row: { "id": string; "revoked_at": Date | null };
+  };
+  'rotate-signing-key': {
+    params: [string | null, Uint8Array | null, number | null];
+    row: { "kid": string; "retired": number | null };
   };
   'set-connection-status': {
     params: [string | null, string | null];
