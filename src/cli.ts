@@ -152,6 +152,7 @@ try {
     readStream,
     copy: Boolean(config!.databaseUrl),
     tokenTtlSeconds: config!.tokenTtlSeconds,
+    installation: { databaseUrl: config!.databaseUrl, dataDir: config!.dataDir },
   });
   ({ code, stdout, stderr } = outcome);
 } catch (error) {

@@ -6,6 +6,7 @@ import { clientCreate, clientList, clientRevoke, clientSecretAdd, clientSecretRe
 import { apply, configExport } from './catalogue.ts';
 import { accountConnection, generate } from './data.ts';
 import { importFile } from './importFile.ts';
+import { dbCopy, type Installation } from './dbCopy.ts';
 import { keysList, keysRotate } from './keys.ts';
 import { demo } from './demo.ts';
 import { fxImport, fxList } from './fx.ts';
@@ -34,6 +35,8 @@ export type CommandDeps = {
   generateChunkRows?: number;
   /** TOKEN_TTL_S: how long a rotated signing key must still verify (keys.ts). */
   tokenTtlSeconds?: number;
+  /** Where the database this command runs against is, for db copy to refuse copying it onto itself. */
+  installation?: Installation;
 };
 
 export type Command = {
@@ -223,6 +226,17 @@ export const COMMANDS: Record<string, Command> = {
     usage: '',
     example: 'readout keys list',
     run: ({ sql }) => keysList(sql),
+  },
+  'db copy': {
+    summary: 'copy this installation whole into an empty database, embedded or PostgreSQL, and compare both sides',
+    details: [
+      '--to: postgres://USER@HOST:PORT/DATABASE, or embedded:DIR (a folder that holds no database yet). The source is',
+      'the installation this command runs against (DATABASE_URL, else DATA_DIR). Stop the servers that write to it',
+      'first; the target must be empty (docs/operations.md, "Moving between databases").',
+    ],
+    usage: '--to URL',
+    example: 'DATA_DIR=./data readout db copy --to postgres://readout@db.internal:5432/readout',
+    run: ({ sql, progress, installation }, args) => dbCopy(sql, args, installation ?? { dataDir: './data' }, progress),
   },
   'fx list': {
     summary: 'list the currencies with rates, and the days they cover',

@@ -185,6 +185,10 @@ export type QueryTypes = {
     params: [string | null, (Date | string) | null];
     row: { "id": string; "organization_id": string; "scopes": string[]; "reports_all": boolean; "report_ids": string[]; "ad_accounts_all": boolean; "ad_account_ids": string[]; "revoked_at": Date | null; "secret_hashes": Uint8Array[] };
   };
+  'find-copy-target-contents': {
+    params: [];
+    row: { "tables": number; "readout": boolean };
+  };
   'find-demo-client': {
     params: [string | null];
     row: { "id": string };
@@ -192,6 +196,10 @@ export type QueryTypes = {
   'find-import-currency-conflict': {
     params: [string | null];
     row: { "line": number | null; "existing": string; "given": string | null; "platform": string; "external_id": string; "name": string };
+  };
+  'find-installation-rows': {
+    params: [];
+    row: { "installed": boolean };
   };
   'find-organization-ad-accounts': {
     params: [string | null, string[] | null];
@@ -292,6 +300,10 @@ export type QueryTypes = {
   'list-clients': {
     params: [string | null];
     row: { "id": string; "name": string; "scopes": string[]; "reports_all": boolean; "report_ids": string[]; "ad_accounts_all": boolean; "ad_account_ids": string[]; "created_at": Date; "revoked_at": Date | null; "secrets": unknown };
+  };
+  'list-copied-tables': {
+    params: [];
+    row: { "name": string; "columns": string[]; "parents": string[] };
   };
   'list-fx-coverage': {
     params: [];
