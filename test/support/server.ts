@@ -57,10 +57,14 @@ export async function tokenFrom(
   return (await res.json()).access_token;
 }
 
-/** Starts src/main.ts on a free port and waits for its "listening" log line. */
-export async function startServer(env: Record<string, string>, runtime: Runtime = 'node'): Promise<RunningServer> {
+/** Starts src/main.ts on a free port (of cwd's checkout, else this one) and waits for its "listening" log line. */
+export async function startServer(
+  env: Record<string, string>,
+  runtime: Runtime = 'node',
+  cwd?: string,
+): Promise<RunningServer> {
   const [cmd, args] = command(runtime, 'src/main.ts');
-  const child = spawn(cmd, args, { env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
