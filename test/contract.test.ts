@@ -7,6 +7,8 @@ import { PROBLEM_TYPES } from '../src/http/problem.ts';
 import { PLATFORMS } from '../src/dataModel.ts';
 import { GROUPINGS } from '../src/report/params.ts';
 import { RESPONSE_SCHEMAS } from '../src/routes/schemas.ts';
+import { DIMENSION_KEYS } from '../src/report/dimensions.ts';
+import { groupingSchemas, schemaName } from '../scripts/groupingSchemas.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import { testApp, type TestApp } from './support/app.ts';
 import { doc, shape, validateResponse } from './support/contract.ts';
@@ -45,7 +47,7 @@ document('every route is documented and every documented path is routed', async 
   assert.is(documented.filter((p) => p.startsWith('GET /v1')).length, 16, 'the OpenAPI document: sixteen paths');
 });
 
-for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS)) {
+for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS).filter(([n]) => !n.startsWith('Data'))) {
   document(`the valibot schema ${name} agrees with the document (fields, types, required, enums, bounds)`, () => {
     const ours = shape(
       toJsonSchema(schema, { target: 'draft-2020-12', errorMode: 'ignore' }) as Record<string, unknown>,
@@ -53,6 +55,30 @@ for (const [name, schema] of Object.entries(RESPONSE_SCHEMAS)) {
     assert.equal(ours, shape(doc.components.schemas[name]));
   });
 }
+
+document('each grouping has its own record, row and dimensions, as scripts/groupingSchemas.ts writes them', () => {
+  const written = groupingSchemas();
+  for (const [name, schema] of Object.entries(written))
+    assert.equal(doc.components.schemas[name], schema, `${name}: run npm run spec:groupings`);
+  const json = (schema: object) =>
+    toJsonSchema(schema as never, { target: 'draft-2020-12', errorMode: 'ignore' }) as Record<string, any>;
+  // The valibot schemas the tests read answers with: the record's common fields, and a row's metrics.
+  const record = json(RESPONSE_SCHEMAS.DataRecord);
+  for (const key of ['groupBy', 'rows']) delete record.properties[key];
+  record.required = record.required.filter((key: string) => key !== 'groupBy' && key !== 'rows');
+  assert.equal(shape(record), shape(doc.components.schemas.DataRecordBase));
+  const row = shape(json(RESPONSE_SCHEMAS.DataRow))!;
+  for (const grouping of GROUPINGS) {
+    const documented = shape(doc.components.schemas[schemaName(grouping, 'DataRow')])!;
+    assert.equal(documented.properties!.metrics, row.properties!.metrics);
+    assert.equal(documented.properties!.compare, row.properties!.compare);
+    assert.equal(
+      doc.components.schemas[schemaName(grouping, 'Dimensions')].required,
+      [...DIMENSION_KEYS[grouping]],
+      grouping,
+    );
+  }
+});
 
 document('the problem types are the thirteen of the code, with the same statuses and titles', () => {
   const documented = doc.components.schemas.Problem['x-problem-types'].map(
@@ -127,7 +153,24 @@ live("every endpoint's success answer", async (ctx) => {
           ? d.reports['Video performance']
           : report;
     await check(ctx, '/v1/reports/{reportId}/data', `/v1/reports/${id}/data?${range}&groupBy=${groupBy}`, 200);
+    // A period's key beside the grouping's own (the dimensions allow no other key).
+    if (groupBy !== 'month')
+      for (const interval of ['day', 'week', 'month'])
+        await check(
+          ctx,
+          '/v1/reports/{reportId}/data',
+          `/v1/reports/${id}/data?${range}&groupBy=${groupBy}&interval=${interval}`,
+          200,
+        );
   }
+  // A record of one grouping does not pass for another's: the dimensions tell them apart.
+  const campaigns = await (
+    await ctx.t.fetch(`/v1/reports/${report}/data?${range}&groupBy=campaign`, bearer(d.token))
+  ).json();
+  assert.ok(campaigns.rows[0].dimensions.campaignName);
+  assert.throws(() =>
+    validateResponse('/v1/reports/{reportId}/data', 'get', 200, { ...campaigns, groupBy: 'ad-account' }),
+  );
   const [token] = [
     await ctx.t.fetch(
       '/api/connect/token',
