@@ -25,7 +25,7 @@ function steps() {
 
 it('runs as written in tour/ on a database of its own, answers as it says, and writes nothing else', async () => {
   const readme = readFileSync('README.md', 'utf8');
-  const start = /`(DATA_DIR=tour\/data DEMO=off npm start)`/.exec(readme);
+  const start = /`(PORT=8081 DATA_DIR=tour\/data DEMO=off npm start)`/.exec(readme);
   assert.ok(start, 'the walk-through says how its server is started');
   // A checkout's layout, its code linked, so what the walk-through writes is all that appears beside it.
   const checkout = temporaryDir();
@@ -38,8 +38,11 @@ it('runs as written in tour/ on a database of its own, answers as it says, and w
     for (const name of linked) symlinkSync(resolve(name), join(checkout.path, name));
     let script = 'set -euo pipefail\n';
     for (const step of steps()) {
-      if (step.shell !== undefined) script += `${step.shell.replaceAll('http://127.0.0.1:8080', server.url)}\n`;
-      else {
+      // The server on 8081 is this test's, on a free port.
+      if (step.shell !== undefined) {
+        assert.not.match(step.shell, /127\.0\.0\.1:8080/, "the walk-through never calls the demo's port");
+        script += `${step.shell.replaceAll('http://127.0.0.1:8081', server.url)}\n`;
+      } else {
         // The first block has made tour/ and moved into it; a file is saved where the shell stands.
         mkdirSync(join(checkout.path, 'tour'), { recursive: true });
         script += `cat > ${step.save} <<'WALK_THROUGH'\n${step.body}WALK_THROUGH\n`;

@@ -6,7 +6,12 @@ import * as assert from 'uvu/assert';
 import { testApp } from './support/app.ts';
 import { createClient, createOrg } from './support/fixtures.ts';
 import { fixtureReport, HEADER, importCsv } from './support/importFixture.ts';
-import { startServer, tokenFrom, type RunningServer } from './support/server.ts';
+import { startServer, temporaryDir, tokenFrom, type RunningServer } from './support/server.ts';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bearer, getToken } from './support/fixtures.ts';
+import { skipped } from './support/skip.ts';
 
 const it = suite('loading a warehouse');
 
@@ -80,6 +85,47 @@ it('the nightly job keeps a table equal to a full pull', async () => {
     );
   } finally {
     await server?.stop();
+    await t.close();
+  }
+});
+
+it("the recipe's check stops a pull that lacks a metric the plan leaves out, and passes one that has them all", async () => {
+  if (skipped(spawnSync('jq', ['--version']).status !== 0, 'loading a warehouse', 'the metrics check', 'needs jq'))
+    return;
+  // The first run's check, as docs/warehouse.md writes it.
+  const recipe = readFileSync('docs/warehouse.md', 'utf8');
+  const check = /^(jq -e --arg asked [^\n]*\n[^\n]*)$/m.exec(recipe)?.[1];
+  assert.ok(check, "docs/warehouse.md checks the answer's metrics");
+  const t = await testApp();
+  const dir = temporaryDir();
+  try {
+    for (const [plan, passes] of [
+      ['business', false],
+      ['enterprise', true],
+    ] as const) {
+      const org = await createOrg(t.db.sql, { plan });
+      const { report } = await fixtureReport(t, org);
+      const token = await getToken(t, await createClient(t.db.sql, org));
+      const metrics = 'impressions,clicks,spend,conversions';
+      const res = await t.fetch(
+        `/v1/reports/${report}/data?groupBy=campaign&interval=day&metrics=${metrics}&dateFrom=2026-01-01&dateTo=2026-01-31`,
+        bearer(token),
+      );
+      assert.is(res.status, 200);
+      writeFileSync(join(dir.path, 'rows.json'), await res.text());
+      const ran = spawnSync('bash', ['-c', `METRICS=${metrics}\n${check.replace('exit 1', 'exit 3')}`], {
+        cwd: dir.path,
+        encoding: 'utf8',
+      });
+      assert.is(ran.status, passes ? 0 : 3, `${plan}: ${ran.stderr}`);
+      if (!passes)
+        assert.match(
+          ran.stderr,
+          /the answer lacks a metric it was asked for \(the plan\?\): \["impressions","clicks","spend"\]/,
+        );
+    }
+  } finally {
+    dir.remove();
     await t.close();
   }
 });

@@ -1,4 +1,6 @@
-// `demo`: a deterministic demo organization (and a second one beside it) with 430 days of data, and its client.
+// `demo`: a deterministic demo organization (and a second one beside it) with its data and its client. It holds the
+// 430 days before today, and always January 2025 to March 2026 (FIXED), whose days the documents' examples read: their
+// answers are the same whatever the day (test/documentAnswers.test.ts).
 import type { Sql } from '../store/database.ts';
 import { factsTransaction } from '../store/factWrites.ts';
 import { query, type Queryable } from '../store/queries.ts';
@@ -10,6 +12,8 @@ import { deleteOrganization } from './org.ts';
 import { result } from './output.ts';
 
 const DAYS = 430;
+/** The days every demo holds, whenever it is made; cut at yesterday by a clock set before them (tests). */
+export const FIXED = { from: '2025-01-01', to: '2026-03-31' } as const;
 
 /** A stable UUID for a demo label, so every run names the same rows. */
 async function demoId(label: string): Promise<string> {
@@ -119,12 +123,16 @@ async function seed(tx: Queryable, now: number) {
   }
 
   const reportIds = await seedReports(tx, org, other, accountIds, segmentIds);
-  // Facts end yesterday (UTC); a later run adds the days since.
+  // Facts end yesterday (UTC); a later run adds the days since. The fixed days are there too, and no day twice.
   const last = isoDay(now - 86_400_000);
   const first = isoDay(now - DAYS * 86_400_000);
-  for (const owner of [org, other]) await query(tx, 'generate-facts', [owner, first, last]);
-  for (const [currency, rate] of FX)
-    await query(tx, 'generate-fx-rates', [currency, isoDay(now - (DAYS + 30) * 86_400_000), last, rate]);
+  const fixedTo = [FIXED.to, last].sort()[0]; // the earlier: ISO days sort as they fall
+  for (const owner of [org, other]) {
+    if (FIXED.from <= fixedTo && fixedTo < first) await query(tx, 'generate-facts', [owner, FIXED.from, fixedTo]);
+    await query(tx, 'generate-facts', [owner, first < FIXED.from || fixedTo < first ? first : FIXED.from, last]);
+  }
+  const ratesFrom = isoDay(Math.min(Date.parse(first), Date.parse(FIXED.from)) - 30 * 86_400_000);
+  for (const [currency, rate] of FX) await query(tx, 'generate-fx-rates', [currency, ratesFrom, last, rate]);
   await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
   return { org, reportIds };
 }
