@@ -5,11 +5,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
+import openapi from '../spec/openapi.json' with { type: 'json' };
 import { FIXED, seedDemo } from '../src/cli/demo.ts';
-import { testApp } from './support/app.ts';
+import { testApp, type TestApp } from './support/app.ts';
 import { bearer, getToken } from './support/fixtures.ts';
 
-const it = suite('documentAnswers');
+type Ctx = { t: TestApp; token: string };
+const it = suite<Ctx>('documentAnswers');
+
+// One demo, made as a first start makes it: today, not at the test clock.
+it.before(async (ctx) => {
+  ctx.t = await testApp();
+  ctx.t.clock.now = Date.now();
+  const demo = await seedDemo(ctx.t.db.sql, Date.now());
+  ctx.token = await getToken(ctx.t, { clientId: demo.clientId, clientSecret: demo.clientSecret, secretId: '' });
+});
+it.after((ctx) => ctx.t.close());
 
 const DOCUMENTS = ['README.md', 'docs/dashboards.md', 'docs/warehouse.md', 'docs/commands.md', 'docs/operations.md'];
 const MARKER = '<!-- the answer';
@@ -80,29 +91,41 @@ function matches(shown: unknown, actual: unknown, path: string): string | undefi
     : `${path}: ${JSON.stringify(actual)}, the document shows ${JSON.stringify(shown)}`;
 }
 
-it('each answer a document shows is the one its request returns from the demo, made today', async () => {
+it('each answer a document shows is the one its request returns from the demo, made today', async ({ t, token }) => {
   const all = DOCUMENTS.flatMap(examples);
   assert.ok(all.length >= 1, 'the documents show answers');
-  const t = await testApp();
-  try {
-    // The demo as a first start makes it: today, not at the test clock.
-    t.clock.now = Date.now();
-    const demo = await seedDemo(t.db.sql, Date.now());
-    const token = await getToken(t, { clientId: demo.clientId, clientSecret: demo.clientSecret, secretId: '' });
-    for (const example of all) {
-      const res = await t.fetch(example.request, bearer(token));
-      const body = await res.json();
-      assert.is(res.status, 200, `${example.file}: ${example.request}: ${JSON.stringify(body)}`);
-      const wrong = matches(example.answer, body, 'answer');
-      assert.not.ok(wrong, `${example.file}: ${example.request}\n${wrong}\n${JSON.stringify(body, null, 1)}`);
-    }
-  } finally {
-    await t.close();
+  for (const example of all) {
+    const res = await t.fetch(example.request, bearer(token));
+    const body = await res.json();
+    assert.is(res.status, 200, `${example.file}: ${example.request}: ${JSON.stringify(body)}`);
+    const wrong = matches(example.answer, body, 'answer');
+    assert.not.ok(wrong, `${example.file}: ${example.request}\n${wrong}\n${JSON.stringify(body, null, 1)}`);
+  }
+});
+
+it("the OpenAPI document's example answers that name their request (x-request) are that request's answer", async ({
+  t,
+  token,
+}) => {
+  const documented = Object.values(
+    openapi.paths['/v1/reports/{reportId}/data'].get.responses['200'].content['application/json'].examples,
+  ) as { 'x-request'?: string; 'x-first-rows'?: boolean; value: Record<string, unknown> }[];
+  const checked = documented.filter((example) => example['x-request']);
+  assert.ok(checked.length >= 2, 'the data examples name their requests');
+  for (const example of checked) {
+    const res = await t.fetch(example['x-request']!, bearer(token));
+    const body = await res.json();
+    assert.is(res.status, 200, JSON.stringify(body));
+    // When the demo was made is not the example's: its freshness is any. Some show the first rows only.
+    const shown: Record<string, unknown> = { ...example.value, dataFreshness: '…' };
+    if (example['x-first-rows']) shown.rows = [...(example.value.rows as unknown[]), '…'];
+    const wrong = matches(shown, body, 'example');
+    assert.not.ok(wrong, `${example['x-request']}\n${wrong}\n${JSON.stringify(body)}`);
   }
 });
 
 it('the dates the documents and the start banner read lie in the days every demo holds', () => {
-  for (const file of [...DOCUMENTS, 'src/main.ts']) {
+  for (const file of [...DOCUMENTS, 'src/main.ts', 'spec/openapi.json']) {
     const text = readFileSync(file, 'utf8');
     for (const request of text.matchAll(/(date|compare)(From|To)[=": ]+"?(\d{4}-\d{2}-\d{2})/g)) {
       if (file === 'docs/warehouse.md') continue; // a recipe for the reader's own data, its dates computed
