@@ -235,7 +235,7 @@ export const COMMANDS: Record<string, Command> = {
       'first; the target must be empty (docs/operations.md, "Moving between databases").',
     ],
     usage: '--to URL',
-    example: 'DATA_DIR=./data readout db copy --to postgres://readout@db.internal:5432/readout',
+    example: 'readout db copy --to postgres://readout@db.internal:5432/readout',
     run: ({ sql, progress, installation }, args) => dbCopy(sql, args, installation ?? { dataDir: './data' }, progress),
   },
   'fx list': {
