@@ -145,8 +145,8 @@ export async function dbCopy(
         tables.map((t) => ({ table: t.name, rows: copied.get(t.name) })),
         ['table', 'rows'],
       ),
-      `${total} rows in ${tables.length} tables copied to ${shown(target)}; verified: every table's rows and contents ` +
-        'are the same on both sides',
+      `${total} rows in ${tables.length} tables copied to ${shown(target)}; ` +
+        "verified: every table's rows and contents are the same on both sides",
     ].join('\n');
     return result({ tables: rows, verified: true }, text);
   } finally {
