@@ -1,5 +1,5 @@
 // `demo`: a deterministic demo organization (and a second one beside it) with its data and its client. It holds the
-// 430 days before today, and always January 2025 to March 2026 (FIXED), whose days the documents' examples read: their
+// 430 days before today, and always December 2025 to March 2026 (FIXED), whose days the documents' examples read: their
 // answers are the same whatever the day (test/documentAnswers.test.ts).
 import type { Sql } from '../store/database.ts';
 import { factsTransaction } from '../store/factWrites.ts';
@@ -13,7 +13,7 @@ import { result } from './output.ts';
 
 const DAYS = 430;
 /** The days every demo holds, whenever it is made; cut at yesterday by a clock set before them (tests). */
-export const FIXED = { from: '2025-01-01', to: '2026-03-31' } as const;
+export const FIXED = { from: '2025-12-01', to: '2026-03-31' } as const;
 
 /** A stable UUID for a demo label, so every run names the same rows. */
 async function demoId(label: string): Promise<string> {
