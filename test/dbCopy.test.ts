@@ -76,6 +76,9 @@ it('moves an installation whole, and back: every answer the same, the same secre
     assert.not.ok('schema_migrations' in copied.tables, 'each side migrates itself');
 
     const hops: { name: string; sql: Sql }[] = [];
+    const refusals: [string, RegExp][] = [
+      [`embedded:${embeddedDir}`, /already holds a database; db copy writes only into an empty one/],
+    ];
     const embedded = await openDatabase({ dataDir: embeddedDir, holder: 'command' });
     opened.push(embedded);
     hops.push({ name: 'embedded copy', sql: embedded.sql });
@@ -92,6 +95,7 @@ it('moves an installation whole, and back: every answer the same, the same secre
       const moved = await openDatabase({ databaseUrl: target.url, poolMode: 'session', max: 4 });
       opened.unshift(moved);
       hops.push({ name: 'PostgreSQL copy of the embedded copy', sql: moved.sql });
+      refusals.push([target.url, /already holds an installation/]);
     }
     for (const hop of hops) {
       const app = appOn(hop.sql, t);
@@ -115,6 +119,12 @@ it('moves an installation whole, and back: every answer the same, the same secre
         await app.close();
       }
     }
+    // Neither copy takes another: a target that holds an installation is refused, exit 2, nothing written.
+    for (const [to, line] of refusals) {
+      const again = await copy(t.db.sql, source, to);
+      assert.is(again.code, 2, `${to}: ${again.stderr}`);
+      assert.match(again.stderr, line);
+    }
     // The digest sees one changed number.
     await embedded.sql`update facts set clicks = clicks + 1 where ctid = (select min(ctid) from facts)`;
     assert.not.equal((await contents(embedded.sql)).get('facts'), first.get('facts'));
@@ -125,8 +135,8 @@ it('moves an installation whole, and back: every answer the same, the same secre
   }
 });
 
-it('refuses a target that holds anything, the source itself, and a --to it cannot read, writing nothing', async () => {
-  const t = await testApp({ demo: true });
+it("refuses another program's tables, the source itself, and a --to it cannot read, writing nothing", async () => {
+  const t = await testApp();
   const dir = temporaryDir();
   try {
     const source: Installation = onPostgres ? { databaseUrl: t.db.url, dataDir: './data' } : { dataDir: dir.path };
@@ -143,29 +153,18 @@ it('refuses a target that holds anything, the source itself, and a --to it canno
       await refused(secret.href, /is the database this command runs against/);
       assert.not.match((await copy(t.db.sql, source, secret.href)).stderr, /hunter2/);
     } else await refused(`embedded:${dir.path}`, /is the database this command runs against/);
-    // A folder that already holds an installation: the first copy makes one.
-    const target = join(dir.path, 'target');
-    assert.is((await copy(t.db.sql, source, `embedded:${target}`)).code, 0);
-    await refused(`embedded:${target}`, /already holds a database; db copy writes only into an empty one/);
     if (onPostgres) {
-      // A PostgreSQL database holding an installation, and one holding someone else's tables.
-      const full = await freshDatabaseUrl();
+      // A PostgreSQL database holding someone else's tables (one holding an installation: the test above).
+      const other = await freshDatabaseUrl();
+      const admin = await openDatabase({ databaseUrl: other.url, poolMode: 'session', max: 1 });
       try {
-        assert.is((await copy(t.db.sql, source, full.url)).code, 0);
-        await refused(full.url, /already holds an installation/);
-        const other = await freshDatabaseUrl();
-        const admin = await openDatabase({ databaseUrl: other.url, poolMode: 'session', max: 1 });
-        try {
-          await admin.sql`create table invoices (id int)`;
-          await refused(other.url, /holds 1 tables that are not readout's; use an empty database/);
-          const [{ n }] = await admin.sql`select count(*)::int as n from pg_class where relname = 'organizations'`;
-          assert.is(n, 0, 'nothing was written');
-        } finally {
-          await admin.close();
-          await other.drop();
-        }
+        await admin.sql`create table invoices (id int)`;
+        await refused(other.url, /holds 1 tables that are not readout's; use an empty database/);
+        const [{ n }] = await admin.sql`select count(*)::int as n from pg_class where relname = 'organizations'`;
+        assert.is(n, 0, 'nothing was written');
       } finally {
-        await full.drop();
+        await admin.close();
+        await other.drop();
       }
     }
     assert.not.ok(existsSync(join(dir.path, 'never')));
