@@ -219,17 +219,20 @@ export function strayVariables(env: Record<string, string | undefined>): string[
     });
 }
 
+/** A PostgreSQL URL as it may be shown: without its password. */
+export function withoutPassword(databaseUrl: string): string {
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '';
+    return url.href;
+  } catch {
+    return databaseUrl.replace(/:[^:@/]*@/, '@');
+  }
+}
+
 /** The database a command or server uses, for its first line: a URL without its password, or the embedded folder. */
 export function databaseLine(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
-  if (!config.databaseUrl) {
-    const full = resolve(config.dataDir);
-    return `database: embedded in ${config.dataDir}${full === config.dataDir ? '' : ` (${full})`}`;
-  }
-  try {
-    const url = new URL(config.databaseUrl);
-    if (url.password) url.password = '';
-    return `database: ${url.href}`;
-  } catch {
-    return `database: ${config.databaseUrl.replace(/:[^:@/]*@/, '@')}`;
-  }
+  if (config.databaseUrl) return `database: ${withoutPassword(config.databaseUrl)}`;
+  const full = resolve(config.dataDir);
+  return `database: embedded in ${config.dataDir}${full === config.dataDir ? '' : ` (${full})`}`;
 }

@@ -8,6 +8,7 @@ import { holdsNoDatabase } from '../store/embedded.ts';
 import { migrate } from '../store/migrate.ts';
 import { openDatabase } from '../store/open.ts';
 import { query } from '../store/queries.ts';
+import { withoutPassword } from '../config.ts';
 import { readFlags, UsageError, type Parsed } from './args.ts';
 import { result, table } from './output.ts';
 
@@ -45,7 +46,7 @@ function sameDatabase(source: Installation, target: Target): boolean {
 
 /** The target, shown as the database line shows one: never a password. */
 const shown = (target: Target) =>
-  'dataDir' in target ? `embedded:${target.dataDir}` : target.databaseUrl.replace(/:\/\/([^:@/]*):[^@/]*@/, '://$1@');
+  'dataDir' in target ? `embedded:${target.dataDir}` : withoutPassword(target.databaseUrl);
 
 type Table = { name: string; columns: string[]; parents: string[] };
 
