@@ -1,6 +1,5 @@
 // docs/decisions.md is the project's own decision record: code, SQL, tests and documents cite its sections, never a
-// file outside the repository, and every section they cite exists. Migrations shipped before the record existed
-// cite it as "DECISIONS §N" (they are never edited); their numbers must exist too.
+// file outside the repository, and every section they cite exists.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -32,8 +31,6 @@ const sources = files(
   'RELIABILITY.md',
 ).filter((path) => /\.(ts|sql|json|md)$|^\.ci\//.test(path) && path !== 'sql/schema.sql');
 /** Migrations written before docs/decisions.md: they may cite its sections by their old name. */
-const beforeRecord = (path: string) => /^sql\/migrations\/0(0\d|1\d|20)_/.test(path);
-
 it('has its sections numbered from 1 without a gap', () => {
   assert.ok(sections.size >= 13, `${sections.size} sections`);
   assert.equal(
@@ -49,8 +46,7 @@ it('is cited, and never a document outside the repository', () => {
     if (path === 'test/decisions.test.ts') continue;
     const text = readFileSync(path, 'utf8');
     cited += (text.match(/docs\/decisions\.md §/g) ?? []).length;
-    // The record says how the migrations written before it cite it.
-    if (beforeRecord(path) || path === 'docs/decisions.md') continue;
+    if (path === 'docs/decisions.md') continue;
     for (const match of text.matchAll(/\bDECISIONS(?:\.md)?\b|\b[Ss]pec §|\.\.\/shared\//g))
       outside.push(`${path}: ${match[0]}`);
   }
@@ -63,7 +59,7 @@ it('every section cited exists', () => {
   for (const path of sources) {
     if (path === 'test/decisions.test.ts') continue;
     const text = readFileSync(path, 'utf8');
-    for (const [, list] of text.matchAll(/(?:docs\/decisions\.md|DECISIONS) (§\d+(?:(?:, | and | or )§\d+)*)/g)) {
+    for (const [, list] of text.matchAll(/docs\/decisions\.md (§\d+(?:(?:, | and | or )§\d+)*)/g)) {
       for (const [, n] of list.matchAll(/§(\d+)/g)) if (!sections.has(Number(n))) missing.push(`${path}: §${n}`);
     }
   }

@@ -1,4 +1,5 @@
--- 002: organizations, API clients with their allow-lists and secrets, and the token signing keys (DECISIONS §9).
+-- 002: organizations, API clients with their allow-lists and secrets, and the token signing keys
+-- (docs/decisions.md §9).
 
 create table organizations (
   id uuid primary key default gen_random_uuid(),

@@ -1,4 +1,4 @@
--- 003: plans, one subscription per organization, and the hourly quota (DECISIONS §3, §4).
+-- 003: plans, one subscription per organization, and the hourly quota (docs/decisions.md §3, §4).
 
 create table plans (
   code text primary key,
@@ -76,7 +76,7 @@ begin
   on conflict do nothing;
   get diagnostics v_inserted = row_count;
   if v_inserted > 0 then
-    -- A new hour: yesterday's bookkeeping is no longer needed.
+    -- A new hour: the bookkeeping of the hours before it is not needed.
     delete from quota_windows w where w.organization_id = p_org and w.window_start < p_window - interval '1 day';
     delete from quota_client_usage u where u.organization_id = p_org and u.window_start < p_window - interval '1 day';
   end if;

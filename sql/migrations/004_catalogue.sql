@@ -1,4 +1,4 @@
--- 004: the marketing data model of DECISIONS §5. Every tenant table carries organization_id (Citus-ready).
+-- 004: the marketing data model of docs/decisions.md §5. Every tenant table carries organization_id (Citus-ready).
 
 create table ad_accounts (
   id uuid primary key default gen_random_uuid(),

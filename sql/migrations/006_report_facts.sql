@@ -1,4 +1,4 @@
--- 006: the facts a report reads, money converted into its currency per day (DECISIONS §5, §6).
+-- 006: the facts a report reads, money converted into its currency per day (docs/decisions.md §5, §6).
 
 -- USD per unit of a currency on a day: that day's rate, else the latest earlier one, else (before the first
 -- rate) the earliest one. USD is 1.

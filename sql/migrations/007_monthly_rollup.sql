@@ -69,8 +69,8 @@ create trigger facts_monthly_delete after delete on facts
 select rebuild_facts_monthly(array_agg(ad_account_id), array_agg(month))
 from (select distinct ad_account_id, date_trunc('month', day)::date as month from facts) t;
 
--- Same contract as before (006), read faster: whole months of accounts already in the report's currency come from
--- the rollup (dated the 1st, so month grouping still works); the edge days, and accounts needing a conversion
+-- 006's contract, read from the rollup where it can: whole months of accounts already in the report's currency come
+-- from the rollup (dated the 1st, so month grouping still works); the edge days, and accounts needing a conversion
 -- at each day's rate, come from facts.
 create or replace function report_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
 returns table (

@@ -1,7 +1,7 @@
 -- 008: rollups per campaign, by day and by month, for every grouping that never looks below the campaign (total,
--- campaign, segment, month, ad account). Ten creatives a campaign make the creative-level rollup of 007 ten times
--- the rows these groupings need: a 400-day campaign report read 470,000 rows; from these it reads about 100,000.
--- The statement-level triggers of 007 now keep all three rollups exact, whoever writes facts.
+-- campaign, segment, month, ad account): the creative-level rollup of 007 holds a row for each of a campaign's
+-- creatives, many times the rows these groupings need. The statement-level triggers of 007 keep all three rollups
+-- exact, whoever writes facts.
 
 create table facts_campaign_daily (
   organization_id uuid not null,

@@ -1,12 +1,11 @@
--- 009: the hot path of every metered request, cheaper.
+-- 009: the hot path of every metered request.
 --
--- Charges in batches. Every charge of a subscription waits for its window row's lock, so a busy subscription's
--- charges ran one round trip and one commit at a time, whatever the concurrency. A process now sends the charges
--- that queued up while its previous batch ran as one call, and this applies them one after another, in the order
--- given, exactly as charge_quota would have one by one: each its own outcome and standing, the budget and fair
--- share checked for each, the window never past its budget. One statement, so one transaction: all or none. It
--- reads the window and the subscription's clients once, decides every charge in memory, and writes once: the
--- per-charge statements of charge_quota, run in a loop, cost ten times as much. The rules now live here alone:
+-- Charges in batches. Every charge of a subscription waits for its window row's lock, so charges made one at a time
+-- would cost a round trip and a commit each, whatever the concurrency. A process sends the charges that queued up
+-- while its previous batch ran as one call, and this applies them one after another, in the order given, exactly as
+-- charge_quota would one by one: each its own outcome and standing, the budget and fair share checked for each, the
+-- window never past its budget. One statement, so one transaction: all or none. It reads the window and the
+-- subscription's clients once, decides every charge in memory, and writes once. The rules live here alone:
 -- charge_quota, below, is a batch of one.
 create function charge_quota_batch(p_org uuid, p_window timestamptz, p_clients text[], p_costs integer[])
 returns table (outcome text, budget integer, used integer)
@@ -97,17 +96,17 @@ begin
 end
 $$;
 
--- A single charge is a batch of one, so the rules are written once. Processes started before 009 still call it
--- during a rolling upgrade, and get the same answers as the new ones.
+-- A single charge is a batch of one, so the rules are written once. A process of an older version calls it during a
+-- rolling upgrade, and gets the same answers.
 create or replace function charge_quota(p_org uuid, p_client text, p_window timestamptz, p_cost integer)
 returns table (outcome text, budget integer, used integer)
 language sql as $$
   select b.outcome, b.budget, b.used from charge_quota_batch(p_org, p_window, array[p_client], array[p_cost]) b
 $$;
 
--- Report definitions in PL/pgSQL. As a SQL function that cannot be inlined (it returns one json built from
--- subqueries), 005's body was planned afresh on every call: most of the work of listing reports. A PL/pgSQL body
--- keeps its plans for the life of the connection; measured with pgbench, three times the calls a second. Same body.
+-- Report definitions in PL/pgSQL. A SQL function that cannot be inlined (it returns one json built from subqueries)
+-- is planned afresh on every call, most of the work of listing reports; a PL/pgSQL body keeps its plans for the life
+-- of the connection. 005's body, unchanged.
 create or replace function report_definition(r reports, p_accounts_all boolean, p_account_ids uuid[])
 returns json
 language plpgsql stable as $$
@@ -127,9 +126,9 @@ begin
 end
 $$;
 
--- Refunds lock rows in charge_quota's order, the window first and then the client's usage. 003's refund_quota
--- took them the other way round, so a 304's refund and a concurrent charge deadlocked (PostgreSQL broke each after
--- deadlock_timeout, 1 s). The fix belongs here, not in 003: an install that applied 003 keeps what it applied.
+-- Refunds lock rows in charge_quota's order, the window first and then the client's usage: in the other order a
+-- 304's refund and a concurrent charge would deadlock. Defined here, not by editing 003: an install that applied 003
+-- keeps what it applied.
 create or replace function refund_quota(p_org uuid, p_client text, p_window timestamptz, p_cost integer)
 returns table (budget integer, used integer)
 language plpgsql as $$

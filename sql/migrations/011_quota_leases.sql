@@ -6,8 +6,8 @@
 -- verdict by more than its own few units:
 -- - at most a 64th of what the window has left, so no lease is taken near the budget;
 -- - at most a 64th of what the client has left before half the budget, so a leased client never passes half
---   through its lease, and the fair share (DECISIONS §4) decides exactly as before. A client past half its budget,
---   even the only one, is charged one request at a time as before.
+--   through its lease, and the fair share (docs/decisions.md §4) decides exactly as without leases. A client past
+--   half its budget, even the only one, is charged one request at a time.
 -- A lease of fewer than two units is not worth its bookkeeping and is not taken, so a budget under 256 never has one.
 
 -- The batch of 009 with, for each charge, the most units to lease for its client after it (0: none). The rules are
@@ -107,8 +107,8 @@ begin
 end
 $$;
 
--- 009's batch is a batch that leases nothing, so the rules are written once; processes started before 011 still
--- call it during a rolling upgrade.
+-- 009's batch is a batch that leases nothing, so the rules are written once; a process of an older version calls it
+-- during a rolling upgrade.
 create or replace function charge_quota_batch(p_org uuid, p_window timestamptz, p_clients text[], p_costs integer[])
 returns table (outcome text, budget integer, used integer)
 language sql as $$

@@ -1,7 +1,6 @@
--- 013: the export text functions of 012, the same text for less work. They run once a text cell of every exported
--- row; a million-row export spent about 0.4 s of PostgreSQL's time in them for one name column. A regular
--- expression converts its subject to wide characters before it matches, and left() copies the first character out
--- as a new text value; strpos() and ascii() read the text in place (about half the time). The test of 012
+-- 013: the export text functions of 012, the same text for less work; they run once a text cell of every exported
+-- row. A regular expression converts its subject to wide characters before it matches, and left() copies the first
+-- character out as a new text value; strpos() and ascii() read the text in place. The test of 012
 -- (test/rendered.test.ts) holds them to the same bytes as the server's own rendering.
 
 -- ascii() is the first character's code point, 0 for the empty text: = + - @ tab carriage return.

@@ -1,8 +1,8 @@
--- 015: exchange rates an operator loads (DECISIONS §5, §11). Imported rates always win over the demo's, so each
--- rate says where it came from; and money on a day before a currency's first rate is unknown, not converted at a
--- later rate.
+-- 015: exchange rates an operator loads (docs/decisions.md §5, §11). Imported rates always win over the demo's, so each
+-- rate says where it came from; and money on a day before a currency's first rate is unknown, not converted at a later
+-- rate.
 alter table fx_rates add column source text not null default 'import' check (source in ('import', 'demo'));
--- Until now only the demo wrote rates.
+-- Every rate held before this migration is the demo's.
 update fx_rates set source = 'demo';
 
 -- USD per unit of a currency on a day: that day's rate, else the latest earlier one; null when there is none (the

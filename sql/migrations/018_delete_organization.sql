@@ -1,6 +1,6 @@
 -- 018: deleting an organization and everything it owns (readout org delete, readout demo --remove). Its clients'
 -- ids stay behind as tombstones, so every process's list of revoked clients still names them once their rows are
--- gone: their tokens stop within a second (spec §5 rule 7), as a revoked client's do.
+-- gone: their tokens stop within a second (docs/decisions.md §9), as a revoked client's do.
 create table deleted_clients (
   id text primary key,
   deleted_at timestamptz not null default now()

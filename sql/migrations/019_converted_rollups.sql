@@ -1,9 +1,8 @@
--- 019: money in another currency read at rollup speed (DECISIONS §5, §11). A report whose ad accounts keep their
--- money in another currency read every day of every fact through a per-day rate, two orders of magnitude slower than
--- the same report in the accounts' currency (BENCHMARKS.md). Each organization's report currencies now keep monthly rollups
--- of their own, converted at each day's rate, so whole months are read as for a report in the accounts' currency;
--- only the days at the range's edges are converted as they are read. Triggers on facts, rates and reports keep them
--- exact; a read that finds no converted rollup for its currency converts every day, as before, never a wrong sum.
+-- 019: money in another currency read at rollup speed (docs/decisions.md §5, §11). Each organization's report
+-- currencies keep monthly rollups of their own, converted at each day's rate, so whole months are read as for a report
+-- in the accounts' currency (BENCHMARKS.md); only the days at the range's edges are converted as they are read.
+-- Triggers on facts, rates and reports keep them exact; a read that finds no converted rollup for its currency converts
+-- every day, never a wrong sum.
 
 -- Units of p_target one unit of p_source buys on p_day: the day's rate, else the latest earlier one, cross rates
 -- through USD; null when either currency has no rate on or before the day.
@@ -256,14 +255,14 @@ create trigger converted_rollups_report_currency after insert or update of curre
 insert into converted_currencies (organization_id, currency) select distinct organization_id, currency from reports;
 select rebuild_converted_rollups(array_agg(ad_account_id), array_agg(month), null)
 from (select distinct ad_account_id, month from facts_campaign_monthly) t;
--- With their statistics: planned as empty tables, the first reads took the wrong plans (BENCHMARKS.md).
+-- With their statistics: planned as empty tables, the first reads would take the wrong plans.
 analyze converted_currencies, facts_monthly_converted, facts_campaign_monthly_converted, facts_campaign_daily_converted;
 
 -- report_campaign_facts (008) with a third source: accounts in another currency are read from the converted
 -- rollups (whole months from the monthly one, the range's edge days from the daily one) when their organization has
 -- them for the report's currency, as accounts in its currency are read from the native ones. Accounts without them are
--- converted at each day's rate from the daily rollup; those factors are worked out once (materialized): inlined, they
--- were worked out again for every row joined to them.
+-- converted at each day's rate from the daily rollup; those factors are worked out once (materialized), not again for
+-- every row joined to them.
 create or replace function report_campaign_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
 returns table (
   ad_account_id uuid, campaign_id uuid, day date,

@@ -1,8 +1,8 @@
--- 020: custom metric formulas evaluated by PostgreSQL (DECISIONS §5), so answers with one are rendered and sorted in
--- the query and streamed like any other. Each function is formula.ts's operation of the same name, the same IEEE
--- double operations in the same order, with the same guards: where a double would overflow, or underflow to zero
--- (PostgreSQL raises an error for both; JavaScript gives Infinity or 0), the value is null or 0 instead, at 1e300.
--- Null in, null out; a division by zero is null.
+-- 020: custom metric formulas evaluated by PostgreSQL (docs/decisions.md §5), so answers with one are rendered and
+-- sorted in the query and streamed like any other. Each function is formula.ts's operation of the same name, the same
+-- IEEE double operations in the same order, with the same guards: where a double would overflow, or underflow to zero
+-- (PostgreSQL raises an error for both; JavaScript gives Infinity or 0), the value is null or 0 instead, at 1e300. Null
+-- in, null out; a division by zero is null.
 
 create function formula_mul(a double precision, b double precision) returns double precision
 language sql immutable parallel safe as $$

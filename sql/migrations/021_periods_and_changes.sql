@@ -19,7 +19,7 @@ create table fact_account_writes (
   writes bigint not null
 );
 
--- Facts already loaded count as written now: a pull from before this migration gets them all again.
+-- Facts already loaded count as written at this migration: a pull resumed from before it gets them all again.
 insert into fact_writes (ad_account_id, day, written_at) select distinct ad_account_id, day, now() from facts;
 insert into fact_account_writes (ad_account_id, writes) select distinct ad_account_id, 1 from facts;
 

@@ -1,8 +1,7 @@
 -- 022: rollups per ad account and day, for the groupings that never look below the account (total, ad-account) a day
--- or a week at a time. From the campaign-day rollups, total × day over 400 days summed a row per campaign and day
--- (800,000 for 2,000 campaigns), 13 times the time of the same total without days (BENCHMARKS.md); from these it
--- sums a row per account and day. Each is the sum of the campaign-day rollup it stands beside (008, 019), kept so by
--- triggers on that rollup, whoever rebuilds it.
+-- or a week at a time: from the campaign-day rollups such an answer sums a row per campaign and day, from these a row
+-- per account and day (BENCHMARKS.md). Each is the sum of the campaign-day rollup it stands beside (008, 019), kept so
+-- by triggers on that rollup, whoever rebuilds it.
 
 create table facts_account_daily (
   organization_id uuid not null,

@@ -1,8 +1,8 @@
 -- 024: one lock order for every writer (docs/decisions.md §14). Facts, exchange rates and report currencies are
--- written behind one exclusive advisory lock (727019, once migration 019's converted-rollups lock), taken before any
--- row: the commands take it as their transaction's first statement, and a statement-level trigger takes it before a
--- plain SQL statement touches a row. Migration 019 had fact writers share it and take it late, after their rows and
--- migration 021's stamps, so a rate import waiting for it exclusively closed a cycle with them.
+-- written behind one exclusive advisory lock (727019, the key of migration 019's converted-rollups lock), taken
+-- before any row: the commands take it as their transaction's first statement, and a statement-level trigger takes it
+-- before a plain SQL statement touches a row. Shared by fact writers and taken after their rows and migration 021's
+-- stamps, as 019 takes it, a rate import waiting for it exclusively would close a cycle with them.
 
 -- The writers' lock, held until the transaction ends. A transaction that writes facts, rates or report currencies in
 -- several statements calls it first.
@@ -21,7 +21,7 @@ begin
 end
 $$;
 
--- Migration 019's triggers still call this: the same lock, exclusive whatever they ask (taken already by then).
+-- Migration 019's triggers call this: the same lock, exclusive whatever they ask (taken already by then).
 create or replace function lock_converted_rollups(p_exclusive boolean)
 returns void
 language sql as $$

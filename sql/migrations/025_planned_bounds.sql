@@ -1,8 +1,7 @@
 -- 025: the report functions of migration 019 planned from what the request says. Their date bounds (the range's
--- first whole month and the month after its last) came from a CTE, and their ad accounts from CTEs over the accounts
--- table, so PostgreSQL planned the edge days' reads blind: on a database holding many facts on the range's last day
--- it scanned every fact. The bounds are now immutable functions of the parameters, folded to constants when the
--- query is planned, and every read also names the requested accounts, a condition the facts' index can use.
+-- first whole month and the month after its last) are immutable functions of the parameters, folded to constants when
+-- the query is planned: from a CTE, PostgreSQL would plan the edge days' reads blind and could scan every fact. Every
+-- read also names the requested accounts, a condition the facts' index can use.
 
 -- The first day of the range's first whole month: p_from itself when it is a month's first day.
 create function first_full_month(p_from date) returns date

@@ -1,8 +1,8 @@
--- 026: loads of facts without the work they did twice.
+-- 026: loads of facts that do no work twice.
 --
--- An update of facts (an import that restates days) found the rows it changed with two EXCEPTs over every column of
--- both transition tables. Facts are updated in place by their key, so one hash join on the key finds them: a row on
--- one side only, or one whose numbers differ, stamps its day (as 021 rules).
+-- An update of facts (an import that restates days) finds the rows it changed by one hash join on the key (facts are
+-- updated in place by their key), not by EXCEPTs over every column of both transition tables: a row on one side
+-- only, or one whose numbers differ, stamps its day (as 021 rules).
 create or replace function fact_writes_after_write()
 returns trigger
 language plpgsql as $$
@@ -29,10 +29,9 @@ begin
 end
 $$;
 
--- The converted rollups of 019 joined each day's rate to the facts of the whole month, a range PostgreSQL then
--- filtered by day: a month's facts read once per day of it, and more with the statistics of a table that has just
--- grown. Each day's rate now reads that day's facts by the index (a lateral read keyed by account and day,
--- kept a subquery of its own by OFFSET 0 so that both keys stay its index's conditions).
+-- The converted rollups of 019, each day's rate reading that day's facts by the index (a lateral read keyed by account
+-- and day, kept a subquery of its own by OFFSET 0 so that both keys stay its index's conditions), not the facts of
+-- the whole month filtered by day.
 create or replace function rebuild_converted_rollups(p_accounts uuid[], p_months date[], p_target text)
 returns void
 language sql as $$
@@ -87,9 +86,9 @@ language sql as $$
   group by c.currency, c.organization_id, c.ad_account_id, c.campaign_id, c.month;
 $$;
 
--- An import's upsert fires both the insert and the update triggers of facts, and each rebuilt the rollups of the
--- months it touched: a file that restates some days and adds others rebuilt those months twice. An import now defers
--- them (defer_rollups, for its transaction) and rebuilds each touched month once, at its end (rebuild_deferred_rollups).
+-- An import's upsert fires both the insert and the update triggers of facts, and each would rebuild the rollups of the
+-- months it touched. An import defers them (defer_rollups, for its transaction) and rebuilds each touched month once,
+-- at its end (rebuild_deferred_rollups).
 create function rebuild_rollups(p_accounts uuid[], p_days date[])
 returns void
 language plpgsql as $$
@@ -163,9 +162,9 @@ end
 $$;
 
 -- Facts name their ad account, campaign and creative, and only an import or generate writes them, with ids taken
--- from the rows that statement has just written. Their foreign keys checked every fact on its own (a query and a row
--- lock on its account, campaign and creative apiece; BENCHMARKS.md, "Loading facts"). The only writes that could
--- orphan a fact are deletes of those rows: one check a statement refuses those instead, as the keys did (23503).
+-- from the rows that statement has just written, so foreign keys checking every fact on its own (a query and a row
+-- lock on its account, campaign and creative apiece; BENCHMARKS.md, "Loading facts") check nothing new. The only
+-- writes that could orphan a fact are deletes of those rows: one check a statement refuses those (23503).
 alter table facts drop constraint facts_ad_account_id_fkey,
   drop constraint facts_campaign_id_fkey,
   drop constraint facts_creative_id_fkey;

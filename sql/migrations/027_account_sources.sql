@@ -1,7 +1,7 @@
 -- 027: total, month and ad-account answers of a report over whole accounts read the accounts' daily rollups (022):
--- a row an account and day, where the campaigns' rollups gave a row a campaign and month plus its edge days, about
--- ten times as many (BENCHMARKS.md, "Growth"). A segment report's answers, which read only its segments' campaigns
--- (p_campaigns), still read the campaigns' rollups. Either way the rows carry ad_account_id and day, and money that
+-- a row an account and day, where the campaigns' rollups give a row a campaign and month plus its edge days, several
+-- times as many (BENCHMARKS.md, "Growth"). A segment report's answers, which read only its segments' campaigns
+-- (p_campaigns), read the campaigns' rollups. Either way the rows carry ad_account_id and day, and money that
 -- cannot be converted is null, as in both sources.
 create function report_account_facts(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
 returns table(ad_account_id uuid, day date, impressions bigint, clicks bigint, spend double precision,

@@ -1,11 +1,11 @@
 -- 028: long ranges of campaigns and creatives in few rows.
 --
--- A campaign or creative answer over 400 days read each one's months plus the edge days of the range, about 50 rows
--- where a few would do (BENCHMARKS.md, "Spans"). Facts are now also summed over spans of 4, 8, ... 256 days, each
--- span aligned on a multiple of its length from a fixed first day, per creative and per campaign, in the account's
--- own currency and in each report currency of its organization (as 019 keeps months). Any range is the union of at
--- most two spans of each length and a few single days, so an answer reads about ten rows per creative or campaign.
--- Every write rebuilds only the spans over the days it touched, one length from the next shorter: two rows a span.
+-- Facts are also summed over spans of 4, 8, ... 256 days, each span aligned on a multiple of its length from a fixed
+-- first day, per creative and per campaign, in the account's own currency and in each report currency of its
+-- organization (as 019 keeps months). Any range is the union of at most two spans of each length and a few single
+-- days, so an answer over a long range reads about ten rows per creative or campaign, not its months and edge days
+-- (BENCHMARKS.md, "Spans"). Every write rebuilds only the spans over the days it touched, one length from the next
+-- shorter: two rows a span.
 
 create table facts_spans (
   ad_account_id uuid not null,

@@ -1,6 +1,6 @@
--- 029: 028's span rebuild, the same spans written with less work (BENCHMARKS.md, "Loading facts"). The shortest
--- spans read an account's four days of facts once for every currency kept, not once a currency; every level sums
--- each span on its own (a small hash a span) rather than sorting all of a load's rows together.
+-- 029: 028's span rebuild, the same spans (BENCHMARKS.md, "Loading facts"). The shortest spans read an account's four
+-- days of facts once for every currency kept, not once a currency; every level sums each span on its own (a small
+-- hash a span) rather than sorting all of a load's rows together.
 create or replace function rebuild_spans(p_accounts uuid[], p_days date[], p_target text, p_native boolean)
 returns void
 language plpgsql as $$
@@ -90,8 +90,8 @@ begin
 end
 $$;
 
--- A rebuild's statements are planned for millions of rows and would be compiled by JIT at every call, which cost a
--- load more than it saved (BENCHMARKS.md, "Loading facts"), as for the report queries (025).
+-- A rebuild's statements are planned for millions of rows and would be compiled by JIT at every call, which costs a
+-- load more than it saves (BENCHMARKS.md, "Loading facts"), as for the report queries (025).
 alter function rebuild_rollups(uuid[], date[]) set jit = off;
 alter function rebuild_spans(uuid[], date[], text, boolean) set jit = off;
 alter function rebuild_converted_rollups(uuid[], date[], text) set jit = off;

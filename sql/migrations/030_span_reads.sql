@@ -1,7 +1,7 @@
--- 030: 028's span reads, each account filter in the index condition it narrows rather than checked after it. With
--- the accounts kept (those with spans in the report's currency) tested on every row read, PostgreSQL estimated a
--- span read at a twentieth of its rows, so sorting them all by creative or campaign looked as cheap as hashing, and
--- it sorted (spilled to disk at 100,000 rows); read by the same condition, it hashes (BENCHMARKS.md, "Spans").
+-- 030: 028's span reads, each account filter in the index condition it narrows rather than checked after it. Tested
+-- on every row read, the filter has PostgreSQL estimate a span read at a fraction of its rows, so that sorting them
+-- all by creative or campaign looks as cheap as hashing, and it sorts, spilling to disk; read by the same condition,
+-- it hashes (BENCHMARKS.md, "Spans").
 create or replace function report_creative_spans(p_accounts uuid[], p_campaigns uuid[], p_from date, p_to date, p_currency text)
 returns table(ad_account_id uuid, campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint,
               spend double precision, conversions double precision, conversion_value double precision,

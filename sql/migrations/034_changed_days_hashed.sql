@@ -1,9 +1,8 @@
--- 034: an update's days found without sorting its rows. The change stamps joined the old and new rows by merging them,
--- sorted on disk past work_mem, and compared whole rows as records; they now hash them on their key and compare column
--- by column. The rollups' days were the union of every old and new row's day; each side is made distinct first. A
--- restatement of 560,000 rows spent 2.3 s and 0.5 s in these, now 1.0 s and 0.2 s (BENCHMARKS.md, "Loading facts").
--- Which days are stamped and rebuilt is unchanged: a row added, removed or whose values differ in any column names its
--- day (docs/decisions.md §6, changedSince).
+-- 034: an update's days found without sorting its rows. The change stamps hash the old and new rows on their key and
+-- compare them column by column, rather than merging them (sorted on disk past work_mem) and comparing whole rows as
+-- records. The rollups' days are the union of every old and new row's day, each side made distinct first
+-- (BENCHMARKS.md, "Loading facts"). Which days are stamped and rebuilt is what 026 finds: a row added, removed or whose
+-- values differ in any column names its day (docs/decisions.md §6, changedSince).
 create or replace function fact_writes_after_write()
 returns trigger
 language plpgsql

@@ -1,8 +1,8 @@
--- 035: a creative answer's names read with its creatives' campaigns, not looked up one creative at a time. A 400-day
--- answer's 10,000 sums each probed creatives by id (a random place in an index of every organization's creatives),
--- about a third of PostgreSQL's time for it; an answer by month or day probed once a row (BENCHMARKS.md, "Spans").
--- The report's accounts' creatives are now read campaign by campaign from one index that holds what an answer shows,
--- and hashed once. (The one-currency CSV file keeps its join: it is planned for parallel workers.)
+-- 035: a creative answer's names read with its creatives' campaigns, not looked up one creative at a time: each of a
+-- long answer's sums would probe creatives by id, a random place in an index of every organization's creatives, once
+-- a row (BENCHMARKS.md, "Spans"). The report's accounts' creatives are read campaign by campaign from one index that
+-- holds what an answer shows, and hashed once. (The one-currency CSV file keeps its join: it is planned for parallel
+-- workers.)
 create index creatives_answer on creatives (campaign_id) include (id, name, external_id, format);
 drop index creatives_campaign;
 

@@ -1,8 +1,8 @@
 -- 036: spans of 1,024 days. Migration 032 reads a report's whole history as the spans of 256 days around it: three a
--- creative for 400 days of facts, summed per creative on every read. One span of 1,024 days now holds a history of up
--- to about three years that falls inside it, one row a creative (BENCHMARKS.md, "Spans"). It costs one more row a
+-- creative for 400 days of facts, summed per creative on every read. One span of 1,024 days holds a history of up to
+-- about three years that falls inside it, one row a creative (BENCHMARKS.md, "Spans"). It costs one more row a
 -- creative and currency for each span a write touches (the level-8 spans under it, summed); there is no level of 512
--- days, which would cost another for fewer reads, and a range that cannot be widened to 1,024 days reads as before.
+-- days, which would cost another for fewer reads, and a range that cannot be widened to 1,024 days reads as 032 reads.
 
 -- The spans a range is made of, longest first where they fit: levels 2 to 8 and 10 (level 0 is a single day, read
 -- from the facts; no spans of 2 days are kept, they would hold half the rows to save a row now and then).

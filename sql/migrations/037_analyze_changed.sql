@@ -1,5 +1,5 @@
--- 037: a load analyses only the facts' tables it grew by a tenth or more. Analysing all thirteen after every load
--- sampled every large table whatever the load: on four million facts that took longer than a day's import itself
+-- 037: a load analyses only the facts' tables it grew by a tenth or more: analysing all thirteen after every load
+-- would sample every large table whatever the load, on a large database for longer than a day's import itself
 -- (BENCHMARKS.md, "Loading facts").
 
 -- Analyses the facts' tables grown by a tenth of their pages or more since they were last analysed (or vacuumed), those

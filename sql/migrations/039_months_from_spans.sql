@@ -1,9 +1,9 @@
--- 039: a month's creatives summed from their spans. A month was summed from its facts: a day loaded at a month's end
--- read the whole month of every creative of its accounts again (thirty facts a creative, most of a daily load's time).
--- A month is a few spans of 4 to 16 days and a day or two at its ends (span_pieces, 036), so the spans are rebuilt
--- first, then each month from them: native from the account's currency's spans, converted from the report
--- currency's, whose money is null where any of its days had no rate, as the month's was (BENCHMARKS.md, "Loading
--- facts"). Sums in another order, the same to the last bit or two.
+-- 039: a month's creatives summed from their spans, not from its facts: a day loaded at a month's end would read the
+-- whole month of every creative of its accounts again (thirty facts a creative). A month is a few spans of 4 to 16
+-- days and a day or two at its ends (span_pieces, 036), so the spans are rebuilt first, then each month from them:
+-- native from the account's currency's spans, converted from the report currency's, whose money is null where any of
+-- its days had no rate, as the month's is (BENCHMARKS.md, "Loading facts"). Sums in another order, the same to the
+-- last bit or two.
 
 -- A month of an account's creatives in a currency, a row a piece: its spans of 4 to 16 days in that currency, and the
 -- facts of its single days converted from the account's (a factor of 1 in its own; money null where no rate is known).
@@ -50,7 +50,7 @@ as $$
 $$;
 
 -- 019's converted rollups, each month's creatives from its pieces in the report currency; the campaigns' days, from
--- theirs, as before.
+-- theirs, as 038 sums them.
 create or replace function rebuild_converted_rollups(p_accounts uuid[], p_months date[], p_target text)
 returns void
 language sql

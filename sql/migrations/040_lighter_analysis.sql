@@ -1,6 +1,6 @@
--- 040: a load's statistics at a third of their cost. The base metrics are summed, never filtered, joined or grouped on,
--- so the planner never reads their statistics: they are no longer gathered (most of ANALYZE's work a table). And the
--- tables are analysed one statement each, so the command can run two at once on two connections, two cores
+-- 040: a load's statistics at less cost. The base metrics are summed, never filtered, joined or grouped on, so the
+-- planner never reads their statistics: they are not gathered (most of ANALYZE's work a table). And the tables are
+-- analysed one statement each, so the command can run two at once on two connections, two cores
 -- (src/store/factWrites.ts; BENCHMARKS.md, "Loading facts").
 
 do $$

@@ -1,6 +1,6 @@
 -- 041: a campaign's spans of 8 days and longer summed from its spans one level down, not from its creatives' spans
--- of the same length: a level's rows of a campaign are two of the level below where they were one a creative (ten
--- creatives a campaign in the bench: a fifth of the rows read). A campaign's spans of 4 days stay the sums of its
+-- of the same length: a level's rows of a campaign are two of the level below where they would be one a creative (a
+-- fifth of the rows read where a campaign has ten creatives). A campaign's spans of 4 days stay the sums of its
 -- creatives'. Sums in another order, the same to the last bit or two (BENCHMARKS.md, "Loading facts").
 
 -- 036's rebuild, its campaigns' spans above 4 days from theirs below.

@@ -1,7 +1,6 @@
--- 042: a write of facts finds its days once. The change stamps and the rollups each ran a trigger over the statement's
--- rows to find the same days: a fresh load of 500,000 facts spent about 100 ms in each, a restatement 0.9 s and
--- 0.2 s. One trigger now finds them and hands them to both. For an update those are the days whose rows changed (034),
--- so a day an update left as it was is neither stamped nor rebuilt: its rollups already hold what a rebuild would write.
+-- 042: a write of facts finds its days once, in one trigger that hands them to the change stamps and to the rollups,
+-- not in a trigger each over the statement's rows. For an update those are the days whose rows changed (034), so a
+-- day an update left as it was is neither stamped nor rebuilt: its rollups already hold what a rebuild would write.
 drop trigger fact_writes_insert on facts;
 drop trigger fact_writes_update on facts;
 drop trigger fact_writes_delete on facts;

@@ -1,8 +1,8 @@
 -- 044: an import's update finds its days without pairing each old row with its new one. import-facts updates a fact
 -- only where its numbers differ (its WHERE) and never moves one to another key, so each row of its update is a change
--- on the day it was and is on; pairing 560,000 rows to find that again was a second of a restatement (BENCHMARKS.md,
--- "Loading facts"). The import says so with readout.updates_change (mark-updates-changing); any other update is still
--- paired, so the same numbers written again by hand stamp nothing (docs/decisions.md §6, changedSince).
+-- on the day it was and is on, and pairing its rows finds nothing more (BENCHMARKS.md, "Loading facts"). The import
+-- says so with readout.updates_change (mark-updates-changing); any other update is paired, so the same numbers
+-- written again by hand stamp nothing (docs/decisions.md §6, changedSince).
 create or replace function facts_after_write()
 returns trigger
 language plpgsql

@@ -1,7 +1,6 @@
 -- 045: a creative's campaign and organization checked by one foreign key, as are a campaign's account and
--- organization. Each row inserted was checked twice, its parent and its organization, about 10 µs each: 0.4 of the
--- 1.0 s an import spends writing 20,000 new creatives (BENCHMARKS.md, "Loading facts"). One key over both columns is
--- one check, and a stronger rule: a row's organization is its parent's, which the two keys did not hold. The
+-- organization: one check a row inserted, not one for its parent and one for its organization (BENCHMARKS.md,
+-- "Loading facts"), and a stronger rule: a row's organization is its parent's, which two keys would not hold. The
 -- organization still exists, through the parent's own key.
 alter table ad_accounts add constraint ad_accounts_id_organization_id_key unique (id, organization_id);
 alter table campaigns add constraint campaigns_id_organization_id_key unique (id, organization_id);

@@ -1,8 +1,8 @@
 -- 046: a span of an account's facts is one row, its creatives' sums in arrays (element i of each is one creative), not
 -- a row a creative. A rebuild writes a whole span of an account at once and a read takes one whole, so a row a creative
--- only added an index entry and a row header to each creative's sums: most of what writing a span cost, and of its
--- bytes (BENCHMARKS.md, "Loading facts"). The arrays are stored uncompressed: sums hardly compress, and compressing them
--- took longer than writing them. A campaign's spans stay a row a campaign.
+-- would only add an index entry and a row header to each creative's sums: most of what writing a span costs, and of
+-- its bytes (BENCHMARKS.md, "Loading facts"). The arrays are stored uncompressed: sums hardly compress, and
+-- compressing them costs more than writing them. A campaign's spans stay a row a campaign.
 
 create table facts_span_sets (
   ad_account_id uuid not null,
@@ -49,10 +49,10 @@ alter table facts_span_sets rename to facts_spans;
 alter index facts_span_sets_pkey rename to facts_spans_pkey;
 
 -- The creatives of the spans of p_level starting from p_from to p_to of the accounts, in p_currency, a row each:
--- what a row of facts_spans held before. The arrays are unpacked side by side in the select list, over the rows as
--- they are read (a function scan of them all at once, unnest(a, b, ...), kept every element in a tuplestore first
--- and read spans at a third of the pace). Beside them, a series as long as they are: PostgreSQL plans an unnest of a
--- column for 10 elements, a series for 1,000, and a read planned for far fewer rows than it reads sorted them on disk.
+-- what a row of facts_spans holds in 028. The arrays are unpacked side by side in the select list, over the rows as
+-- they are read (a function scan of them all at once, unnest(a, b, ...), keeps every element in a tuplestore first).
+-- Beside them, a series as long as they are: PostgreSQL plans an unnest of a column for 10 elements, a series for
+-- 1,000, and a read planned for far fewer rows than it reads sorts them on disk.
 create function span_creatives(p_accounts uuid[], p_level integer, p_from date, p_to date, p_currency text)
 returns table(ad_account_id uuid, start date, campaign_id uuid, creative_id uuid, impressions bigint, clicks bigint,
               spend double precision, conversions double precision, conversion_value double precision,

@@ -1,5 +1,5 @@
 -- A load that grew the declared base metrics' sums (migrations 048, 050) by a tenth has them analysed too, as the
--- other tables of sums are (migration 040): a backfill or a first large load left them planned from an empty table.
+-- other tables of sums are (migration 040): a backfill or a first large load would leave them planned as empty.
 create or replace function facts_tables_to_analyze(p_all boolean) returns setof text language sql stable as $$
   select c.relname::text
   from pg_class c
