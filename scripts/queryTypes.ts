@@ -1,5 +1,5 @@
 // npm run sql:types: writes src/store/queryTypes.ts, each query's parameter and row types as PostgreSQL describes the
-// statement against a freshly migrated embedded database. test/queryTypes.test.ts fails while the file is not current,
+// statement against a freshly migrated embedded database, each parameter by the name the file gives it. test/queryTypes.test.ts fails while the file is not current,
 // and tsc then fails at a caller whose query changed under it.
 //
 // Nullability: a column read straight from a table is non-null when the table says so (`not null`) and the query has
@@ -13,6 +13,7 @@ import type { Sql } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { expandBaseLists } from '../src/store/baseLists.ts';
+import { positional } from '../src/store/placeholders.ts';
 
 const DIR = 'sql/queries';
 
@@ -71,18 +72,23 @@ async function describeAll(sql: Sql): Promise<string> {
       for (const file of [...staging, ...files.filter((f) => !staging.includes(f))]) {
         const text = expandBaseLists(readFileSync(join(DIR, file), 'utf8'));
         const name = file.slice(0, -4);
-        const described = await tx.unsafe(text).describe();
+        const { text: sent, names } = positional(text);
+        const described = await tx.unsafe(sent).describe();
         if (staging.includes(file)) await tx.unsafe(text);
         const declared = declaredNotNull(text);
         const outer = /\b(left|right|full)\s+(outer\s+)?join\b/i.test(text);
-        const params = described.types.map((oid) => `${wrap(tsType(oid, elements, 'param'))} | null`);
+        const params = described.types.map(
+          (oid, i) => `${JSON.stringify(names[i])}: ${wrap(tsType(oid, elements, 'param'))} | null`,
+        );
         const columns = (described.columns ?? []).map((c) => {
           const fromTable = c.table !== 0 && c.number > 0 && notNullColumns.has(`${c.table}:${c.number}`) && !outer;
           const type = tsType(c.type, elements, 'row');
           const nullable = !fromTable && !declared.has(c.name) && type !== 'unknown';
           return `${JSON.stringify(c.name)}: ${nullable ? `${wrap(type)} | null` : type}`;
         });
-        entries.push(`  '${name}': {\n    params: [${params.join(', ')}];\n    row: { ${columns.join('; ')} };\n  };`);
+        entries.push(
+          `  '${name}': {\n    params: { ${params.join('; ')} };\n    row: { ${columns.join('; ')} };\n  };`,
+        );
       }
       throw ROLLBACK;
     })

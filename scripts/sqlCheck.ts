@@ -10,6 +10,7 @@ import postgres from 'postgres';
 import type { Database } from '../src/store/database.ts';
 import { openDatabase } from '../src/store/open.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { positional } from '../src/store/placeholders.ts';
 import { expandBaseLists } from '../src/store/baseLists.ts';
 
 const { values } = parseArgs({ options: { dir: { type: 'string', default: 'sql/queries' } } });
@@ -27,7 +28,7 @@ async function broken(db: Database, where: string): Promise<string[]> {
   await db.sql
     .begin(async (tx) => {
       for (const file of [...STAGING, ...files.filter((f) => !STAGING.includes(f))]) {
-        const text = expandBaseLists(readFileSync(join(dir, file), 'utf8'));
+        const text = positional(expandBaseLists(readFileSync(join(dir, file), 'utf8'))).text;
         try {
           await tx.savepoint(async (sp) => {
             if (STAGING.includes(file)) await sp.unsafe(text);

@@ -48,7 +48,7 @@ const apply = async (t: TestApp, org: string, source: string, ...flags: string[]
 const snapshot = async (t: TestApp, org: string) => {
   const [version] = await t.db
     .sql`select coalesce((select version from report_versions where organization_id = ${org}), 0) as version`;
-  const [catalogue] = await query(t.db.sql, 'catalogue-read', [org]);
+  const [catalogue] = await query(t.db.sql, 'catalogue-read', { org });
   return JSON.stringify([version, catalogue]);
 };
 const get = async (t: TestApp, token: string, path: string, init: RequestInit = {}) => {

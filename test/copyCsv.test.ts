@@ -169,7 +169,7 @@ it('parameters written into a query text, a comment included, read back as the s
         .string({
           unit: fc.oneof(
             fc.string({ unit: 'binary', maxLength: 1 }),
-            fc.constantFrom("'", '\\', '\n', '$1', '--', '*/', '"'),
+            fc.constantFrom("'", '\\', '\n', ':a', '::', '--', '*/', '"'),
           ),
         })
         .filter((s) => !s.includes('\0')),
@@ -177,7 +177,11 @@ it('parameters written into a query text, a comment included, read back as the s
       fc.boolean(),
       async (text, ids, flag) => {
         const [got] = await t.db.sql.unsafe(
-          inlined('select $1::text as a, $2::uuid[] as b, $3::boolean as c -- $1, in a comment\n', [text, ids, flag]),
+          inlined(
+            'select :a::text as a, :b::uuid[] as b, :c::boolean as c -- :a, in a comment\n',
+            { a: text, b: ids, c: flag },
+            [],
+          ),
         );
         assert.equal([got.a, got.b, got.c], [text, ids, flag]);
       },

@@ -10,6 +10,7 @@ import { withPlaceholders } from '../scripts/baseListsFind.ts';
 import { BASE_METRIC_DECLARATIONS, type BaseMetricDeclaration } from '../src/dataModel.ts';
 import { expandBaseLists } from '../src/store/baseLists.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { statement } from '../src/store/queries.ts';
 import { migrationFiles } from '../src/store/sqlFiles.ts';
 import { freshDatabase, type TestDatabase } from './support/database.ts';
 import { createOrg } from './support/fixtures.ts';
@@ -82,11 +83,19 @@ it('a metric added to the declaration reaches a database that holds facts, and e
       ['EUR', '2026-01-05', '2026-01-06'],
       ['EUR', '2026-01-01', '2026-03-31'],
     ]) {
-      const params: unknown[] = [accounts, null, from, to, currency, null];
-      if (periods) params.push(file.includes('days') ? 'day' : 'week', null);
-      if (file.includes('segment')) params.push([segment.id]);
-      if (file.includes('creative')) params.push(false);
-      const rows = await sql.unsafe(text, params as never);
+      const params = {
+        accountIds: accounts,
+        campaignIds: null,
+        from,
+        to,
+        currency,
+        nameFilter: null,
+        interval: periods ? (file.includes('days') ? 'day' : 'week') : null,
+        changedSince: null,
+        segmentIds: [segment.id],
+        video: false,
+      };
+      const rows = await statement<Record<string, number>>(sql, text, params);
       for (const row of rows) {
         assert.is(row.leads, row.clicks, `${file} ${currency} ${from}: leads`);
         assert.ok(

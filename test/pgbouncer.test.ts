@@ -77,7 +77,7 @@ function pooledApp(env: Record<string, string> = {}, terminated?: number[]): App
     HEAVY_CONNECTIONS: '4',
     ...env,
   });
-  const end = (pid: number) => (terminated?.push(pid), query(db.sql, 'terminate-backend', [pid]));
+  const end = (pid: number) => (terminated?.push(pid), query(db.sql, 'terminate-backend', { pid }));
   const heavy = exclusivePool(
     () => connectionOptionsOf(db.sql),
     config.heavyConnections,
@@ -330,7 +330,7 @@ it('a connection given up the moment it is lent is no unhandled rejection', asyn
   const pool = exclusivePool(
     () => connectionOptionsOf(db.sql),
     4,
-    (pid) => query(db.sql, 'terminate-backend', [pid]),
+    (pid) => query(db.sql, 'terminate-backend', { pid }),
     10_000,
     'transaction',
   );

@@ -105,7 +105,15 @@ it('reads go to the standby, never behind the primary; a paused, lagging or stop
     // reuse a scope by, and the fingerprint decides.
     const onStandby = postgres(standby.url(), { max: 1, onnotice: () => {} });
     try {
-      const scope = [demo.reportIds[0], demo.organizationId, true, [], true, [], null];
+      const scope = {
+        report: demo.reportIds[0],
+        org: demo.organizationId,
+        reportsAll: true,
+        reportIds: [],
+        adAccountsAll: true,
+        adAccountIds: [],
+        snapshot: null,
+      };
       const [fromStandby] = await queryAs<{ snapshot: string | null }>(onStandby, 'get-report-fingerprint', scope);
       assert.is(fromStandby.snapshot, null);
       const [fromPrimary] = await queryAs<{ snapshot: string | null }>(sql, 'get-report-fingerprint', scope);

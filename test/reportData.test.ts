@@ -7,7 +7,7 @@ import { onPostgres, LOCK_FACTS } from './support/database.ts';
 import { bearer, cli, createClient, createOrg, getToken, tenant } from './support/fixtures.ts';
 import { fixtureReport } from './support/importFixture.ts';
 import { seedDemo, type DemoIds } from './support/demo.ts';
-import { inlinedQueryText, query, queryAs, queryText } from '../src/store/queries.ts';
+import { inlinedQueryText, query, queryAs, queryText, statement } from '../src/store/queries.ts';
 import { EXPORT_SETTINGS } from '../src/report/formats/copyStatement.ts';
 import { groupingFile } from '../src/report/query.ts';
 
@@ -448,6 +448,17 @@ demo.after(async (ctx) => ctx.t.close());
 
 const RANGE = 'dateFrom=2025-09-01&dateTo=2026-02-28';
 const ADDITIVE = ['impressions', 'clicks', 'spend', 'conversions', 'conversion_value'];
+/** A report data query's parameters over accounts, by name (as report/query.ts gives them); more: any others. */
+const reportParams = (accountIds: string[], from: string, to: string, currency: string, more = {}) => ({
+  accountIds,
+  campaignIds: null,
+  from,
+  to,
+  currency,
+  nameFilter: null,
+  video: false,
+  ...more,
+});
 const close = (a: number, b: number, what: string) =>
   assert.ok(Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a)) * 10, `${what}: ${a} vs ${b}`);
 
@@ -527,7 +538,7 @@ demo('creative rows are the same whether facts are summed before the join (long 
     ['2025-12-15', '2026-02-10', 'a', false],
   ];
   for (const [from, to, name, video] of cases) {
-    const params = [accounts, null, from, to, report.currency, name, video];
+    const params = reportParams(accounts, from, to, report.currency, { nameFilter: name, video });
     type Row = Record<string, unknown>;
     const after = await queryAs<Row>(t.db.sql, 'report-data-creative', params);
     const before = await queryAs<Row>(t.db.sql, 'report-data-creative-summed', params);
@@ -569,28 +580,20 @@ demo(
       ['2026-01-01', '2026-01-20', null, true],
       ['2025-12-20', '2026-01-05', 'a', false],
     ] as const) {
-      const expected = await queryAs<Record<string, unknown>>(t.db.sql, 'report-data-creative', [
-        same,
-        null,
-        from,
-        to,
-        report.currency,
-        name,
-        video,
-      ]);
+      const expected = await queryAs<Record<string, unknown>>(
+        t.db.sql,
+        'report-data-creative',
+        reportParams(same, from, to, report.currency, { nameFilter: name, video }),
+      );
       assert.ok(expected.length > 0, `${from}..${to} has rows`);
       // Given every account, it still reads only those in the report's currency: never another currency's money
       // unconverted.
       for (const given of [same, all]) {
-        const rows = await query(t.db.sql, 'report-data-creative-one-currency', [
-          given,
-          null,
-          from,
-          to,
-          report.currency,
-          name,
-          video,
-        ]);
+        const rows = await query(
+          t.db.sql,
+          'report-data-creative-one-currency',
+          reportParams(given, from, to, report.currency, { nameFilter: name, video }),
+        );
         assert.equal(
           rows.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
           expected.map((r) => [r.creativeId, r.creativeName, r.campaignId]),
@@ -627,7 +630,7 @@ demo(
                                    where ra.report_id = ${report.id} and a.currency = ${report.currency}`
     ).map((r) => r.id as string);
     const file = groupingFile('creative', { from: '2026-01-01', to: '2026-01-03' }, true);
-    const text = inlinedQueryText(file, [accounts, null, '2026-01-01', '2026-01-03', report.currency, null, false]);
+    const text = inlinedQueryText(file, reportParams(accounts, '2026-01-01', '2026-01-03', report.currency));
     // The demo's few rows never pay for workers at the default costs; at no cost, a plan that can go parallel does.
     const { nodes, memoize } = await t.db.sql.begin(async (tx) => {
       await tx.unsafe(
@@ -664,15 +667,11 @@ demo('the creative grouping sums and orders its rows with one sort', async ({ t,
   const keys = await t.db.sql.begin(async (tx) => {
     await tx`set local enable_hashagg = off`;
     await tx`set local enable_mergejoin = off`;
-    const [row] = await tx.unsafe(`explain (format json) ${queryText('report-data-creative')}`, [
-      accounts,
-      null,
-      '2026-01-01',
-      '2026-01-03',
-      report.currency,
-      null,
-      false,
-    ] as never[]);
+    const [row] = await statement(
+      tx,
+      `explain (format json) ${queryText('report-data-creative')}`,
+      reportParams(accounts, '2026-01-01', '2026-01-03', report.currency),
+    );
     const plan = planOf(row) as Plan;
     // The creatives' columns, whatever PostgreSQL calls the function's rows (cr, or c inside it).
     return sorts(plan).filter((key) => key.some((k) => /^cr?\.(name|id)$|creative_id$/.test(k)));
@@ -694,9 +693,9 @@ demo('campaign and ad-account answers sum by id before a name filter meets their
     ['report-data-ad-account', 'adAccountName', /\.ad_account_id$/, 'a.id'],
   ] as const) {
     // As query.ts composes a filter over the grouping's query: PostgreSQL moves it down to the names' table.
-    const text = `select * from (${queryText(file)}) s where strpos(lower(s."${name}"), lower($7::text)) > 0`;
-    const params = [accounts, null, '2025-01-01', '2026-11-27', report.currency, null, 'a'];
-    const [row] = await t.db.sql.unsafe(`explain (format json) ${text}`, params as never[]);
+    const text = `select * from (${queryText(file)}) s where strpos(lower(s."${name}"), lower(:filter1::text)) > 0`;
+    const params = reportParams(accounts, '2025-01-01', '2026-11-27', report.currency, { filter1: 'a' });
+    const [row] = await statement(t.db.sql, `explain (format json) ${text}`, params);
     const plan = planOf(row) as Plan;
     // Grouped after the join, by the names' own id, the filter's guess of the rows it leaves picked the way to sum.
     const keys = groupKeys(plan).map((key) => key.join());
@@ -713,11 +712,8 @@ demo(
       ...(plan['Relation Name'] === 'campaigns' ? [{ scan: plan, probed }] : []),
       ...(plan.Plans ?? []).flatMap((p, i) => reads(p, probed || (plan['Node Type'] === 'Nested Loop' && i === 1))),
     ];
-    const params = [accounts, null, '2025-01-01', '2026-11-27', report.currency, null];
-    const [row] = await t.db.sql.unsafe(
-      `explain (format json) ${queryText('report-data-campaign')}`,
-      params as never[],
-    );
+    const params = reportParams(accounts, '2025-01-01', '2026-11-27', report.currency);
+    const [row] = await statement(t.db.sql, `explain (format json) ${queryText('report-data-campaign')}`, params);
     const found = reads(planOf(row) as Plan, false);
     const conditions = found.map(({ scan }) => ['Index Cond', 'Recheck Cond', 'Filter'].map((k) => scan[k]).join(' '));
     assert.is(found.length, 1, JSON.stringify(conditions));
@@ -901,7 +897,7 @@ planning('report data queries are planned for each call; the small ones stay pre
     unsafe: (_text: string, _params: unknown, options: { prepare: boolean }) => ((last = options.prepare), []),
   };
   const prepared = (name: QueryName) => {
-    query(recorder as never, name, []);
+    queryAs(recorder as never, name, new Proxy({}, { get: () => null }));
     return last;
   };
   // A generic plan cannot see which months a range covers: it cost PostgreSQL half as much CPU again a call.

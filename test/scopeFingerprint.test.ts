@@ -124,12 +124,22 @@ it("a segment report's ETag moves with its segments' campaigns, whoever changes 
   assert.ok((await after.json()).rows.length > 0, 'the campaigns now count');
 });
 
+/** The whole report's scope, as a client allowed everything reads it. */
+const everything = (ctx: Ctx) => ({
+  report: ctx.report,
+  org: ctx.org,
+  reportsAll: true,
+  reportIds: [],
+  adAccountsAll: true,
+  adAccountIds: [],
+});
+
 /** get-report-fingerprint for the whole report, given the snapshot the scope was last known to hold in. */
 async function check(ctx: Ctx, snapshot: string | null) {
   const [row] = await queryAs<{ snapshot: string | null; fingerprint: string | null }>(
     ctx.t.db.sql,
     'get-report-fingerprint',
-    [ctx.report, ctx.org, true, [], true, [], snapshot],
+    { ...everything(ctx), snapshot },
   );
   return row;
 }
@@ -156,14 +166,11 @@ it('the fingerprint is skipped while no transaction has ended, and decides once 
   // As above: another test's transaction may end between the read and the check; asked again until none did.
   let whole = false;
   for (let i = 0; i < 50 && !whole; i++) {
-    const [{ snapshot: scoped }] = await queryAs<{ snapshot: string }>(ctx.t.db.sql, 'get-report-scope', [
-      ctx.report,
-      ctx.org,
-      true,
-      [],
-      true,
-      [],
-    ]);
+    const [{ snapshot: scoped }] = await queryAs<{ snapshot: string }>(
+      ctx.t.db.sql,
+      'get-report-scope',
+      everything(ctx),
+    );
     const again = await check(ctx, scoped);
     whole = again.snapshot === scoped;
     if (whole) assert.is(again.fingerprint, null, 'the whole read gives its snapshot too');

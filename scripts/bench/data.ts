@@ -65,13 +65,13 @@ export async function dataPart(setup: Setup): Promise<PartResult> {
   const groupings: Record<string, Load> = {};
   // The campaign grouping and its own SQL run in interleaved rounds, as the HTTP scenarios do: the overhead is
   // the median of the rounds' own ratios, each of a pair measured a few seconds apart.
-  const params = [main.accounts, null, from, lastDay, 'USD', null];
+  const params = { accountIds: main.accounts, campaignIds: null, from, to: lastDay, currency: 'USD', nameFilter: null };
   const campaignRuns: Load[] = [];
   const ownRuns: Awaited<ReturnType<typeof loop>>[] = [];
   for (let round = 1; round <= rounds; round++) {
     log(`data round ${round}/${rounds}: campaign through HTTP, then its own SQL`);
     campaignRuns.push(await load(dataUrl('campaign'), server.pid, DATA_C, auth));
-    ownRuns.push(await loop(DATA_C, duration, () => queryAs(sql, 'report-data-campaign', params as never[])));
+    ownRuns.push(await loop(DATA_C, duration, () => queryAs(sql, 'report-data-campaign', params)));
   }
   const each = rounds > 1 ? `, median of ${rounds} rounds` : '';
   groupings.campaign = medianRun(campaignRuns);

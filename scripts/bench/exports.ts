@@ -25,16 +25,24 @@ export const TARGETS = {
  * reads them, and (PostgreSQL only) written by PostgreSQL itself as CSV, with no per-row work in Node at all.
  */
 async function exportFloors(sql: Sql, accounts: string[], day: string, embedded: boolean) {
-  const params = [accounts, null, day, day, 'USD', null, false];
+  const params = {
+    accountIds: accounts,
+    campaignIds: null,
+    from: day,
+    to: day,
+    currency: 'USD',
+    nameFilter: null,
+    video: false,
+  };
   let t0 = performance.now();
   // The files the server picks for this range (a day: the join-first one; for CSV, all in one currency, the one
   // read from facts directly) and, for COPY, the CSV export's own settings.
   const range = { from: day, to: day };
-  for await (const _ of queryAs(sql, groupingFile('creative', range), params as never[]).cursor(1000));
+  for await (const _ of queryAs(sql, groupingFile('creative', range), params).cursor(1000));
   const cursor = (performance.now() - t0) / 1000;
   if (embedded) return { cursor };
   // COPY takes no parameters: the same query with them written in, as the server's CSV export writes them.
-  const text = inlinedQueryText(groupingFile('creative', range, true), params as never[]);
+  const text = inlinedQueryText(groupingFile('creative', range, true), params);
   t0 = performance.now();
   for await (const _ of await sql.unsafe(`${EXPORT_SETTINGS}; copy (\n${text}\n) to stdout (format csv)`).readable());
   return { cursor, copy: (performance.now() - t0) / 1000 };

@@ -1,2 +1,2 @@
--- Deletes organization $1's custom metric $2.
-delete from custom_metrics where organization_id = $1 and name = $2 and slot is null
+-- Deletes organization :org's custom metric :metric.
+delete from custom_metrics where organization_id = :org and name = :metric and slot is null

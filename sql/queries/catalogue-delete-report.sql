@@ -1,10 +1,11 @@
--- Deletes organization $1's report $2, and takes it off its clients' allow-lists (they keep their other entries).
+-- Deletes organization :org's report :report, and takes it off its clients' allow-lists (they keep their other
+-- entries).
 with accounts as (
-  delete from report_ad_accounts where organization_id = $1 and report_id = $2
+  delete from report_ad_accounts where organization_id = :org and report_id = :report
 ), segments as (
-  delete from report_segments where organization_id = $1 and report_id = $2
+  delete from report_segments where organization_id = :org and report_id = :report
 ), allowed as (
-  update api_clients set report_ids = array_remove(report_ids, $2::uuid)
-  where organization_id = $1 and $2::uuid = any(report_ids)
+  update api_clients set report_ids = array_remove(report_ids, :report::uuid)
+  where organization_id = :org and :report::uuid = any(report_ids)
 )
-delete from reports where organization_id = $1 and id = $2
+delete from reports where organization_id = :org and id = :report

@@ -1,7 +1,8 @@
--- Deletes organization $1's segment $2 with its membership; the reports that named it are deleted in the same apply.
+-- Deletes organization :org's segment :segment with its membership; the reports that named it are deleted in the same
+-- apply.
 with members as (
-  delete from segment_campaigns where organization_id = $1 and segment_id = $2
+  delete from segment_campaigns where organization_id = :org and segment_id = :segment
 ), used as (
-  delete from report_segments where organization_id = $1 and segment_id = $2
+  delete from report_segments where organization_id = :org and segment_id = :segment
 )
-delete from segments where organization_id = $1 and id = $2
+delete from segments where organization_id = :org and id = :segment

@@ -1,2 +1,2 @@
--- Creates an organization ($1 name, $2 currency); returns its id.
-insert into organizations (name, currency) values ($1, $2) returning id
+-- Creates an organization (:name, :currency); returns its id.
+insert into organizations (name, currency) values (:name, :currency) returning id

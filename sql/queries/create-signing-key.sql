@@ -1,5 +1,5 @@
--- Creates a signing key unless an unretired one exists ($1 kid, $2 secret); returns the row it made, if any.
+-- Creates a signing key unless an unretired one exists (:kid, :secret); returns the row it made, if any.
 insert into signing_keys (kid, secret)
-select $1, $2
+select :kid, :secret
 where not exists (select 1 from signing_keys where retired_at is null)
 returning kid

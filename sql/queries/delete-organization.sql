@@ -1,2 +1,2 @@
--- Deletes organization $1 and everything it owns (migration 018): {clients, factRows} deleted.
-select clients, fact_rows::float8 as "factRows" from delete_organization($1)
+-- Deletes organization :org and everything it owns (migration 018): {clients, factRows} deleted.
+select clients, fact_rows::float8 as "factRows" from delete_organization(:org)

@@ -1,3 +1,4 @@
--- A demo campaign: id $1 of organization $2 in ad account $3, external id $4, name $5, status $6; made once.
-insert into campaigns (id, organization_id, ad_account_id, external_id, name, status) values ($1, $2, $3, $4, $5, $6)
+-- A demo campaign: id :id of organization :org in ad account :adAccount, external id :externalId, name :name, status
+-- :status; made once.
+insert into campaigns (id, organization_id, ad_account_id, external_id, name, status) values (:id, :org, :adAccount, :externalId, :name, :status)
 on conflict (id) do nothing

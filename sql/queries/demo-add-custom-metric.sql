@@ -1,4 +1,4 @@
--- A demo custom metric of organization $1: name $2, display name $3, kind $4, unit $5, description $6, formula $7;
--- made once.
+-- A demo custom metric of organization :org: name :name, display name :displayName, kind :kind, unit :unit, description
+-- :description, formula :formula; made once.
 insert into custom_metrics (organization_id, name, display_name, kind, unit, description, formula)
-values ($1, $2, $3, $4, $5, $6, $7) on conflict (organization_id, name) do nothing
+values (:org, :name, :displayName, :kind, :unit, :description, :formula) on conflict (organization_id, name) do nothing

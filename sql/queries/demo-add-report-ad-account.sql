@@ -1,2 +1,2 @@
--- Ad account $3 in the demo report $2 of organization $1.
-insert into report_ad_accounts (organization_id, report_id, ad_account_id) values ($1, $2, $3) on conflict do nothing
+-- Ad account :adAccount in the demo report :report of organization :org.
+insert into report_ad_accounts (organization_id, report_id, ad_account_id) values (:org, :report, :adAccount) on conflict do nothing

@@ -1,2 +1,2 @@
--- A demo segment: id $1 of organization $2, name $3, description $4; made once.
-insert into segments (id, organization_id, name, description) values ($1, $2, $3, $4) on conflict (id) do nothing
+-- A demo segment: id :id of organization :org, name :name, description :description; made once.
+insert into segments (id, organization_id, name, description) values (:id, :org, :name, :description) on conflict (id) do nothing

@@ -1,2 +1,2 @@
--- The demo organization $1's subscription to plan $2, made once.
-insert into subscriptions (organization_id, plan_code) values ($1, $2) on conflict (organization_id) do nothing
+-- The demo organization :org's subscription to plan :plan, made once.
+insert into subscriptions (organization_id, plan_code) values (:org, :plan) on conflict (organization_id) do nothing

@@ -1,12 +1,12 @@
 -- Currencies that report money needs and that have no rate on or before the first day it is needed: ad accounts'
 -- currencies from their first fact, and reports' currencies from their accounts' first fact. Money on such days is
--- unknown in any other currency (docs/decisions.md §11). Of organization $1, or of every one when it is null.
+-- unknown in any other currency (docs/decisions.md §11). Of organization :org, or of every one when it is null.
 -- Columns: currency, needed_from, first_rate (null: none at all), organizations (the names of those whose money it is).
 -- not null: currency, organizations
 with first_facts as (
   select a.id, a.organization_id, a.currency, (select min(f.day) from facts f where f.ad_account_id = a.id) as first_day
   from ad_accounts a
-  where $1::uuid is null or a.organization_id = $1::uuid
+  where :org::uuid is null or a.organization_id = :org::uuid
 ), needed as (
   select organization_id, currency, first_day from first_facts where first_day is not null
   union all

@@ -1,5 +1,6 @@
--- Fills synthetic daily facts for every creative of organization $1 from day $2 to day $3 (inclusive), keeping rows
--- that exist. Numbers are a deterministic function of creative and day, in the ad account's currency. Returns {rows}.
+-- Fills synthetic daily facts for every creative of organization :org from day :from to day :to (inclusive), keeping
+-- rows that exist. Numbers are a deterministic function of creative and day, in the ad account's currency. Returns
+-- {rows}.
 -- not null: rows
 with inserted as (
   insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day,
@@ -17,7 +18,7 @@ with inserted as (
            f.r2, f.r3, f.r4
     from creatives cr
     join campaigns c on c.id = cr.campaign_id
-    cross join generate_series($2::date, $3::date, interval '1 day') d
+    cross join generate_series(:from::date, :to::date, interval '1 day') d
     cross join lateral (
       select (200 + (abs(hashtext(cr.id::text || d::date::text)) % 5000)
               * (case when extract(isodow from d) >= 6 then 0.7 else 1.0 end))::bigint as impressions,
@@ -26,7 +27,7 @@ with inserted as (
              (abs(hashtext('3' || cr.id::text || d::date::text)) % 1000) / 1000.0 as r3,
              (abs(hashtext('4' || cr.id::text || d::date::text)) % 1000) / 1000.0 as r4
     ) f
-    where cr.organization_id = $1
+    where cr.organization_id = :org
   ) g
   on conflict do nothing
   returning 1

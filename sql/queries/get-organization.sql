@@ -1,2 +1,2 @@
--- Returns the organization $1, if it exists.
-select id, name, currency, time_zone, created_at from organizations where id = $1
+-- Returns the organization :id, if it exists.
+select id, name, currency, time_zone, created_at from organizations where id = :id

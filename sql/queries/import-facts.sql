@@ -1,4 +1,4 @@
--- Writes the staged facts into organization $1, their creatives created by import-creatives: a day already loaded is
+-- Writes the staged facts into organization :org, their creatives created by import-creatives: a day already loaded is
 -- replaced, and where a file gives a creative's day twice its last line wins. Only a creative whose days did not rise
 -- line by line (repeats; every one, once an import held too many to tell) can give one twice, so only those lines are
 -- grouped, by the creative they resolve to, to find it.
@@ -14,7 +14,7 @@
 with resolved as materialized (
   select k.creative, k.repeats, a.id as ad_account_id, c.id as campaign_id, cr.id as creative_id
   from import_creatives k
-  join ad_accounts a on a.organization_id = $1 and a.platform = k.platform and a.external_id = k.account_external_id
+  join ad_accounts a on a.organization_id = :org and a.platform = k.platform and a.external_id = k.account_external_id
   join campaigns c on c.ad_account_id = a.id and c.external_id = k.campaign_external_id
   join creatives cr on cr.campaign_id = c.id and cr.external_id = k.creative_external_id
 ), last_lines as materialized (
@@ -37,11 +37,11 @@ with resolved as materialized (
   where not r.repeats or i.line in (select line from last_lines)
 ), facts_new as (
   insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, {{base: %}}, declared)
-  select $1::uuid, w.* from wanted w where w.day not in (select day from loaded_days)
+  select :org::uuid, w.* from wanted w where w.day not in (select day from loaded_days)
   order by w.ad_account_id, w.day, w.creative_id
 ), facts_in as (
   insert into facts (organization_id, ad_account_id, campaign_id, creative_id, day, {{base: %}}, declared)
-  select $1::uuid, w.* from wanted w where w.day in (select day from loaded_days)
+  select :org::uuid, w.* from wanted w where w.day in (select day from loaded_days)
   order by w.ad_account_id, w.day, w.creative_id
   on conflict (ad_account_id, day, creative_id) do update set
     {{base: % = excluded.%}}, declared = excluded.declared

@@ -1,5 +1,5 @@
--- Returns every metric name organization $1 knows with its display name: the system ones, then its custom ones.
+-- Returns every metric name organization :org knows with its display name: the system ones, then its custom ones.
 -- not null: name, display_name
 select name, display_name from system_metrics
 union all
-select name, display_name from custom_metrics where organization_id = $1
+select name, display_name from custom_metrics where organization_id = :org

@@ -1,7 +1,8 @@
--- Returns one row: total and page $1 (size $2) of organization $3's segments, ordered by name, then id.
--- campaignCount counts the member campaigns this client may see (ad-account allow-list: $4 all, or ids $5).
+-- Returns one row: total and page :page (size :size) of organization :org's segments, ordered by name, then id.
+-- campaignCount counts the member campaigns this client may see (ad-account allow-list: :adAccountsAll all, or ids
+-- :adAccountIds).
 with visible as (
-  select s.* from segments s where s.organization_id = $3
+  select s.* from segments s where s.organization_id = :org
 )
 select
   (select count(*)::int from visible) as total,
@@ -11,7 +12,7 @@ select
       'campaignCount', (
         select count(*)::int
         from segment_campaigns sc join campaigns c on c.id = sc.campaign_id
-        where sc.segment_id = s.id and ($4::boolean or c.ad_account_id = any($5::uuid[])))
+        where sc.segment_id = s.id and (:adAccountsAll::boolean or c.ad_account_id = any(:adAccountIds::uuid[])))
       ) order by s.name, s.id)
-    from (select * from visible order by name, id limit $2 offset ($1::bigint - 1) * $2) s
+    from (select * from visible order by name, id limit :size offset (:page::bigint - 1) * :size) s
   ), '[]') as items

@@ -1,2 +1,2 @@
--- Records a successful platform fetch at $2 for the ad accounts $1 whose connection is ok.
-update ad_accounts set last_fetched_at = $2 where id = any($1::uuid[]) and connection_status = 'ok'
+-- Records a successful platform fetch at :at for the ad accounts :adAccounts whose connection is ok.
+update ad_accounts set last_fetched_at = :at where id = any(:adAccounts::uuid[]) and connection_status = 'ok'

@@ -1,6 +1,8 @@
--- Report data grouped by creative (the video grouping: $7 true keeps only creatives whose format is video), ordered by
--- creative name, then id.
--- Columns: the grouping's dimension keys (docs/decisions.md §6), then the sums. Parameters: $1 ad accounts, $2 campaigns (null: all; segment reports), $3 from, $4 to, $5 report currency, $6 name filter (null: none).
+-- Report data grouped by creative (the video grouping: :video true keeps only creatives whose format is video),
+-- ordered by creative name, then id.
+-- Columns: the grouping's dimension keys (docs/decisions.md §6), then the sums.
+-- Parameters: :campaignIds null reads every campaign of :accountIds (a segment report names its own); the range is
+-- :from to :to, in :currency; :nameFilter null filters no name.
 -- Grouped by the order's own keys (f.creative_id is cr.id; name and campaign follow from it), so one sort serves both
 -- the grouping and the order. Grouped by cr.id, PostgreSQL sorted twice (by id to sum, then by name; BENCHMARKS.md,
 -- "One sort for creatives"). Grouping by (cr.name, cr.id) would not do: PostgreSQL
@@ -11,11 +13,12 @@
 -- externalId is one creative's own (min of one value): grouping by it too made PostgreSQL sort the rows twice.
 -- The creatives are the report's accounts', hashed (migration 035); read through a function, PostgreSQL cannot tell
 -- they have names and campaigns.
+-- client values: nameFilter
 -- not null: creativeName, campaignId
 select f.creative_id as "creativeId", cr.name as "creativeName", cr.campaign_id as "campaignId", min(cr.external_id) as "externalId",
        {{base: sum(f.%::float8) as % ;; money: case when count(*) = count(f.%) then sum(f.%) end as % ;; decimal: sum(f.%) as %}}
-from report_facts($1, $2, $3, $4, $5) f
-join report_creatives($1, $2) cr on cr.id = f.creative_id and (not $7::boolean or cr.format = 'video')
-where $6::text is null or strpos(lower(cr.name), lower($6)) > 0
+from report_facts(:accountIds, :campaignIds, :from, :to, :currency) f
+join report_creatives(:accountIds, :campaignIds) cr on cr.id = f.creative_id and (not :video::boolean or cr.format = 'video')
+where :nameFilter::text is null or strpos(lower(cr.name), lower(:nameFilter)) > 0
 group by cr.name, f.creative_id, cr.campaign_id
 order by cr.name, f.creative_id

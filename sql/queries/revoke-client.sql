@@ -1,5 +1,5 @@
--- Revokes a client ($1); its live tokens stop within a second. Returns the client if it exists.
+-- Revokes a client (:client); its live tokens stop within a second. Returns the client if it exists.
 update api_clients
 set revoked_at = coalesce(revoked_at, now())
-where id = $1
+where id = :client
 returning id, revoked_at

@@ -1,2 +1,2 @@
--- Sets ad account $1's platform connection status to $2; returns the account if it exists.
-update ad_accounts set connection_status = $2 where id = $1 returning id, connection_status
+-- Sets ad account :adAccount's platform connection status to :status; returns the account if it exists.
+update ad_accounts set connection_status = :status where id = :adAccount returning id, connection_status

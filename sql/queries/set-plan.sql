@@ -1,7 +1,7 @@
--- Moves organization $1 to plan $2, with budget override $3 (null: the plan's); returns the new standing.
+-- Moves organization :org to plan :plan, with budget override :budget (null: the plan's); returns the new standing.
 with updated as (
-  update subscriptions set plan_code = $2, budget_override = $3, updated_at = now()
-  where organization_id = $1
+  update subscriptions set plan_code = :plan, budget_override = :budget, updated_at = now()
+  where organization_id = :org
   returning organization_id, plan_code, budget_override
 )
 select u.organization_id, u.plan_code, coalesce(u.budget_override, p.hourly_budget) as budget

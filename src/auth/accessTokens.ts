@@ -93,7 +93,7 @@ export function tokenIssuers(sql: Sql, own: string): TokenIssuers {
   return {
     own,
     register() {
-      registered ??= query(sql, 'register-token-issuer', [own]).then(
+      registered ??= query(sql, 'register-token-issuer', { issuer: own }).then(
         () => {},
         (error) => {
           registered = undefined;

@@ -36,7 +36,7 @@ export function signingKeys(sql: Sql, clock: () => number): SigningKeys {
       try {
         let rows = await query(sql, 'list-signing-keys');
         if (rows.length === 0) {
-          await query(sql, 'create-signing-key', [newKeyId(), newSigningSecret()]);
+          await query(sql, 'create-signing-key', { kid: newKeyId(), secret: newSigningSecret() });
           rows = await query(sql, 'list-signing-keys');
         }
         keys = rows.map((row) => ({ kid: row.kid, secret: new Uint8Array(row.secret), retiredAt: row.retired_at_ms }));

@@ -1,6 +1,6 @@
 // docs/decisions.md §9: what a client may see. Out of reach answers exactly as nonexistent; filters out of reach give
 // empty pages.
-import type { AllowList, Principal } from './accessTokens.ts';
+import type { Principal } from './accessTokens.ts';
 import type { Context } from '../http/context.ts';
 import { ApiError } from '../http/problem.ts';
 
@@ -26,5 +26,12 @@ export function ownOrganization(ctx: Context, principal: Principal): string {
   return id;
 }
 
-/** An allow-list as the two SQL parameters the queries take: (all, ids). */
-export const allowList = (list: AllowList): [boolean, string[]] => (list === 'all' ? [true, []] : [false, [...list]]);
+/** A principal's report allow-list as the queries take it: :reportsAll, or :reportIds. */
+export const reportsAllowed = ({ reports }: Pick<Principal, 'reports'>) =>
+  reports === 'all' ? { reportsAll: true, reportIds: [] } : { reportsAll: false, reportIds: [...reports] };
+
+/** A principal's ad-account allow-list as the queries take it: :adAccountsAll, or :adAccountIds. */
+export const adAccountsAllowed = ({ adAccounts }: Pick<Principal, 'adAccounts'>) =>
+  adAccounts === 'all'
+    ? { adAccountsAll: true, adAccountIds: [] }
+    : { adAccountsAll: false, adAccountIds: [...adAccounts] };

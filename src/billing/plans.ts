@@ -13,7 +13,7 @@ export type PlanReader = (organizationId: string) => Promise<Plan | undefined>;
 
 export function storePlanReader(sql: Sql): PlanReader {
   return async (organizationId) => {
-    const [row] = await query(sql, 'get-subscription', [organizationId]);
+    const [row] = await query(sql, 'get-subscription', { org: organizationId });
     return (
       row && {
         code: row.code,

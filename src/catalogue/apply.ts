@@ -27,7 +27,7 @@ export async function applyCatalogue(
     return await transaction(sql, async (tx) => {
       // A run that may write takes the writers' lock first (docs/decisions.md §14): a report's currency is one.
       if (!options.dryRun) await query(tx, 'lock-writers');
-      await query(tx, 'catalogue-lock', [org]);
+      await query(tx, 'catalogue-lock', { org });
       const stored = await readStored(tx, org);
       const planned = changesOf(file, stored, options.prune);
       if ('problems' in planned) throw new DryRun({ ok: false, problems: planned.problems });
@@ -52,71 +52,79 @@ async function write(tx: Queryable, org: string, planned: ChangeSet, stored: Sto
   for (const { want } of planned.accounts) {
     const key = `${want.platform}/${want.externalId}`;
     if (!changed('ad account', key)) continue;
-    const [row] = await query(tx, 'catalogue-save-ad-account', [
+    const [row] = await query(tx, 'catalogue-save-ad-account', {
       org,
-      want.platform,
-      want.externalId,
-      want.name,
-      want.currency,
-      want.timeZone,
-    ]);
+      platform: want.platform,
+      externalId: want.externalId,
+      name: want.name,
+      currency: want.currency,
+      timeZone: want.timeZone,
+    });
     accountIds.set(key, row.id);
   }
   // A pruned base metric's slot is emptied first: a metric declared in the same run may take it.
   for (const metric of planned.deletes.baseMetrics) {
-    await query(tx, 'catalogue-clear-base-metric', [org, metric.name]);
-    await query(tx, 'catalogue-delete-base-metric', [org, metric.name]);
+    await query(tx, 'catalogue-clear-base-metric', { org, metric: metric.name });
+    await query(tx, 'catalogue-delete-base-metric', { org, metric: metric.name });
   }
   for (const { want } of planned.baseMetrics) {
     if (!changed('base metric', want.name)) continue;
-    await query(tx, 'catalogue-save-base-metric', [
+    await query(tx, 'catalogue-save-base-metric', {
       org,
-      want.name,
-      want.displayName,
-      want.kind,
-      want.whole,
-      want.conversionDerived,
-      want.description,
-      want.slot,
-    ]);
+      name: want.name,
+      displayName: want.displayName,
+      kind: want.kind,
+      whole: want.whole,
+      conversionDerived: want.conversionDerived,
+      description: want.description,
+      slot: want.slot,
+    });
   }
   for (const { want } of planned.metrics) {
     if (!changed('metric', want.name)) continue;
-    await query(tx, 'catalogue-save-metric', [
+    await query(tx, 'catalogue-save-metric', {
       org,
-      want.name,
-      want.displayName,
-      want.kind,
-      want.unit,
-      want.description,
-      want.formula,
-    ]);
+      name: want.name,
+      displayName: want.displayName,
+      kind: want.kind,
+      unit: want.unit,
+      description: want.description,
+      formula: want.formula,
+    });
   }
   // The first stored segment of a name is the one the file's entry of that name is (changes.ts).
   const segmentIds = new Map(stored.segments.map((s) => [s.name, s.id] as const).reverse());
   for (const { want, id } of planned.segments) {
     if (!changed('segment', want.name)) continue;
     const campaigns = want.campaigns.map((key) => stored.campaigns.get(key)!);
-    const [row] = await query(tx, 'catalogue-save-segment', [org, id, want.name, want.description, campaigns]);
+    const [row] = await query(tx, 'catalogue-save-segment', {
+      org,
+      id,
+      name: want.name,
+      description: want.description,
+      campaigns,
+    });
     segmentIds.set(want.name, row.id);
   }
   for (const { want, id } of planned.reports) {
     if (!changed('report', want.name)) continue;
-    await query(tx, 'catalogue-save-report', [
+    await query(tx, 'catalogue-save-report', {
       org,
       id,
-      want.name,
-      want.description,
-      want.kind,
-      want.currency,
-      want.metrics,
-      want.groupings,
-      want.adAccounts.map((key) => accountIds.get(key)!),
-      want.segments.map((name) => segmentIds.get(name)!),
-    ]);
+      name: want.name,
+      description: want.description,
+      kind: want.kind,
+      currency: want.currency,
+      metrics: want.metrics,
+      groupings: want.groupings,
+      adAccounts: want.adAccounts.map((key) => accountIds.get(key)!),
+      segments: want.segments.map((name) => segmentIds.get(name)!),
+    });
   }
-  for (const report of planned.deletes.reports) await query(tx, 'catalogue-delete-report', [org, report.id]);
-  for (const segment of planned.deletes.segments) await query(tx, 'catalogue-delete-segment', [org, segment.id]);
-  for (const metric of planned.deletes.metrics) await query(tx, 'catalogue-delete-metric', [org, metric.name]);
-  await query(tx, 'catalogue-bump-version', [org]);
+  for (const report of planned.deletes.reports) await query(tx, 'catalogue-delete-report', { org, report: report.id });
+  for (const segment of planned.deletes.segments)
+    await query(tx, 'catalogue-delete-segment', { org, segment: segment.id });
+  for (const metric of planned.deletes.metrics)
+    await query(tx, 'catalogue-delete-metric', { org, metric: metric.name });
+  await query(tx, 'catalogue-bump-version', { org });
 }

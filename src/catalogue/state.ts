@@ -56,9 +56,12 @@ export type Stored = {
 export async function readStored(sql: Queryable, org: string): Promise<Stored> {
   const [[lists], campaigns, [system]] = await Promise.all([
     // JSON PostgreSQL does not describe: typed here.
-    queryAs<Omit<Stored, 'campaigns' | 'systemMetrics'>>(sql, 'catalogue-read', [org]),
-    query(sql, 'catalogue-campaigns', [org]),
-    queryAs<{ items: { name: string; conversionDerived: boolean }[] }>(sql, 'list-system-metrics', [1, 1000]),
+    queryAs<Omit<Stored, 'campaigns' | 'systemMetrics'>>(sql, 'catalogue-read', { org }),
+    query(sql, 'catalogue-campaigns', { org }),
+    queryAs<{ items: { name: string; conversionDerived: boolean }[] }>(sql, 'list-system-metrics', {
+      page: 1,
+      size: 1000,
+    }),
   ]);
   return {
     ...lists,

@@ -26,7 +26,7 @@ async function allowListFlag(sql: Sql, name: string, value: string, org: string,
   const found = await queryAs<{ id: string }>(
     sql,
     table === 'reports' ? 'find-organization-reports' : 'find-organization-ad-accounts',
-    [org, ids],
+    { org, ids },
   );
   const missing = ids.filter((id) => !found.some((row) => row.id === id));
   if (missing.length) throw new UsageError(`--${name}: not in organization ${org}: ${missing.join(', ')}`);
@@ -52,21 +52,21 @@ export async function clientCreate(sql: Sql, { flags }: Parsed) {
   const clientId = newClientId();
   const clientSecret = newClientSecret();
   const secretId = await transaction(sql, async (tx) => {
-    await query(tx, 'create-client', [
-      clientId,
+    await query(tx, 'create-client', {
+      id: clientId,
       org,
       name,
       scopes,
-      reports.all,
-      reports.ids,
-      adAccounts.all,
-      adAccounts.ids,
-    ]);
-    const [secret] = await query(tx, 'create-client-secret', [
-      clientId,
-      (await hashSecret(clientSecret)) as never,
-      null,
-    ]);
+      reportsAll: reports.all,
+      reportIds: reports.ids,
+      adAccountsAll: adAccounts.all,
+      adAccountIds: adAccounts.ids,
+    });
+    const [secret] = await query(tx, 'create-client-secret', {
+      client: clientId,
+      hash: (await hashSecret(clientSecret)) as never,
+      expires: null,
+    });
     return secret.id;
   });
   return result(
@@ -79,11 +79,11 @@ export async function clientSecretAdd(sql: Sql, { flags }: Parsed, now: number) 
   const f = readFlags(flags, ['client'], ['expires']);
   const expires = expiryFlag(f.expires, now);
   const clientSecret = newClientSecret();
-  const [secret] = await query(sql, 'create-client-secret', [
-    f.client,
-    (await hashSecret(clientSecret)) as never,
+  const [secret] = await query(sql, 'create-client-secret', {
+    client: f.client,
+    hash: (await hashSecret(clientSecret)) as never,
     expires,
-  ]);
+  });
   if (!secret) throw new UsageError(`no live client ${f.client}`);
   return result(
     { clientId: f.client, secretId: secret.id, clientSecret },
@@ -95,7 +95,7 @@ export async function clientSecretAdd(sql: Sql, { flags }: Parsed, now: number) 
 export async function clientSecretRevoke(sql: Sql, { flags }: Parsed) {
   const f = readFlags(flags, ['client', 'secret']);
   const secretId = uuidFlag('secret', f.secret);
-  const [row] = await query(sql, 'revoke-client-secret', [f.client, secretId]);
+  const [row] = await query(sql, 'revoke-client-secret', { client: f.client, secret: secretId });
   if (!row) throw new UsageError(`client ${f.client} has no secret ${secretId}`);
   return result(
     { clientId: f.client, secretId, revoked: true },
@@ -105,7 +105,7 @@ export async function clientSecretRevoke(sql: Sql, { flags }: Parsed) {
 
 export async function clientRevoke(sql: Sql, { flags }: Parsed) {
   const f = readFlags(flags, ['client']);
-  const [row] = await query(sql, 'revoke-client', [f.client]);
+  const [row] = await query(sql, 'revoke-client', { client: f.client });
   if (!row) throw new UsageError(`no client ${f.client}`);
   return result({ clientId: f.client, revoked: true }, `client ${f.client} revoked; its tokens stop within a second`);
 }
@@ -116,7 +116,7 @@ const allOr = (list: string | string[]) => (typeof list === 'string' ? list : `$
 export async function clientList(sql: Sql, { flags }: Parsed) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
-  const rows = await query(sql, 'list-clients', [org]);
+  const rows = await query(sql, 'list-clients', { org });
   const clients = rows.map((row) => ({
     clientId: row.id,
     name: row.name,

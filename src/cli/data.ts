@@ -14,7 +14,7 @@ export async function accountConnection(sql: Sql, { flags }: Parsed) {
   const account = uuidFlag('account', f.account);
   if (!STATUSES.includes(f.status))
     throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got "${f.status}"`);
-  const [row] = await query(sql, 'set-connection-status', [account, f.status]);
+  const [row] = await query(sql, 'set-connection-status', { adAccount: account, status: f.status });
   if (!row) throw new UsageError(`no ad account ${account}`);
   return result({ adAccountId: account, connectionStatus: f.status }, `ad account ${account}: connection ${f.status}`);
 }
@@ -63,7 +63,7 @@ export async function generate(
   // flat; their rollups are rebuilt once, after the last chunk, as an import's are (docs/decisions.md §5).
   const rows = await factsTransaction(sql, async (tx) => {
     await query(tx, 'defer-rollups');
-    await query(tx, 'generate-entities', [org, accounts, campaigns, creatives, currencies]);
+    await query(tx, 'generate-entities', { org, accounts, campaigns, creatives, currencies });
     let written = 0;
     const chunkDays = Math.max(1, Math.floor(chunkRows / creatives));
     for (let start = 0; start < days; start += chunkDays) {
@@ -71,13 +71,13 @@ export async function generate(
       const to = new Date(Math.min(Date.parse(first) + (start + chunkDays - 1) * 86_400_000, Date.parse(last)))
         .toISOString()
         .slice(0, 10);
-      const [out] = await query(tx, 'generate-facts', [org, from, to]);
+      const [out] = await query(tx, 'generate-facts', { org, from, to });
       written += out.rows;
       progress(`generate: ${Math.min(start + chunkDays, days)}/${days} days, ${written} fact rows`);
     }
     progress('generate: rollups');
     await query(tx, 'rebuild-deferred-rollups');
-    await query(tx, 'mark-organization-fetched', [org, new Date(now)]);
+    await query(tx, 'mark-organization-fetched', { org, at: new Date(now) });
     return written;
   });
   return result({ rows }, `${rows} fact rows generated for ${org}`);

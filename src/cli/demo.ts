@@ -102,8 +102,8 @@ const FX: [string, number][] = [
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 async function upsertOrganization(tx: Queryable, id: string, name: string, currency: string, plan: string) {
-  await query(tx, 'demo-add-organization', [id, name, currency]);
-  await query(tx, 'demo-add-subscription', [id, plan]);
+  await query(tx, 'demo-add-organization', { id, name, currency });
+  await query(tx, 'demo-add-subscription', { org: id, plan });
 }
 
 /** Builds (or tops up) the demo data; returns the demo organization and its reports. */
@@ -119,7 +119,15 @@ async function seed(tx: Queryable, now: number) {
     ['cost_per_view', 'Cost per view', 'money', 'currency', 'spend / video_views'],
     ['engagement_rate', 'Engagement rate', 'percent', 'percent', '(clicks + video_views) / impressions * 100'],
   ]) {
-    await query(tx, 'demo-add-custom-metric', [org, name, display, kind, unit, `Custom: ${formula}`, formula]);
+    await query(tx, 'demo-add-custom-metric', {
+      org,
+      name,
+      displayName: display,
+      kind,
+      unit,
+      description: `Custom: ${formula}`,
+      formula,
+    });
   }
 
   const reportIds = await seedReports(tx, org, other, accountIds, segmentIds);
@@ -128,12 +136,18 @@ async function seed(tx: Queryable, now: number) {
   const first = isoDay(now - DAYS * 86_400_000);
   const fixedTo = [FIXED.to, last].sort()[0]; // the earlier: ISO days sort as they fall
   for (const owner of [org, other]) {
-    if (FIXED.from <= fixedTo && fixedTo < first) await query(tx, 'generate-facts', [owner, FIXED.from, fixedTo]);
-    await query(tx, 'generate-facts', [owner, first < FIXED.from || fixedTo < first ? first : FIXED.from, last]);
+    if (FIXED.from <= fixedTo && fixedTo < first)
+      await query(tx, 'generate-facts', { org: owner, from: FIXED.from, to: fixedTo });
+    await query(tx, 'generate-facts', {
+      org: owner,
+      from: first < FIXED.from || fixedTo < first ? first : FIXED.from,
+      to: last,
+    });
   }
   const ratesFrom = isoDay(Math.min(Date.parse(first), Date.parse(FIXED.from)) - 30 * 86_400_000);
-  for (const [currency, rate] of FX) await query(tx, 'generate-fx-rates', [currency, ratesFrom, last, rate]);
-  await query(tx, 'mark-fetched', [Object.values(accountIds), new Date(now)]);
+  for (const [currency, rate] of FX)
+    await query(tx, 'generate-fx-rates', { currency, from: ratesFrom, to: last, usdPerUnit: rate });
+  await query(tx, 'mark-fetched', { adAccounts: Object.values(accountIds), at: new Date(now) });
   return { org, reportIds };
 }
 
@@ -155,30 +169,37 @@ async function seedAccounts(tx: Queryable, org: string, other: string) {
     const owner = account.key === 'other' ? other : org;
     const id = (accountIds[account.key] = await demoId(`account:${account.key}`));
     const externalId = `${account.key.toUpperCase()}-${id.slice(0, 8)}`;
-    await query(tx, 'demo-add-ad-account', [
+    await query(tx, 'demo-add-ad-account', {
       id,
-      owner,
-      account.platform,
+      org: owner,
+      platform: account.platform,
       externalId,
-      account.name,
-      account.currency,
-      account.status,
-    ]);
+      name: account.name,
+      currency: account.currency,
+      status: account.status,
+    });
     for (const [index, [name, status]] of account.campaigns.entries()) {
       const campaign = await demoId(`campaign:${account.key}:${name}`);
       campaignIds.push([campaign, name]);
-      await query(tx, 'demo-add-campaign', [campaign, owner, id, String(100_000 + index), name, status]);
+      await query(tx, 'demo-add-campaign', {
+        id: campaign,
+        org: owner,
+        adAccount: id,
+        externalId: String(100_000 + index),
+        name,
+        status,
+      });
       for (let n = 0; n < 3; n++) {
         const format = /Video|Creator|Spark/.test(name) && n < 2 ? 'video' : FORMATS[(index + n) % FORMATS.length];
         const creative = await demoId(`creative:${campaign}:${n}`);
-        await query(tx, 'demo-add-creative', [
-          creative,
-          owner,
+        await query(tx, 'demo-add-creative', {
+          id: creative,
+          org: owner,
           campaign,
-          `cr-${n + 1}`,
-          `${name} – ${format} ${n + 1}`,
+          externalId: `cr-${n + 1}`,
+          name: `${name} – ${format} ${n + 1}`,
           format,
-        ]);
+        });
       }
     }
   }
@@ -192,10 +213,10 @@ async function seedSegments(tx: Queryable, org: string, campaignIds: [string, st
   for (const [name, description, member] of SEGMENTS) {
     const id = await demoId(`segment:${name}`);
     segmentIds.push(id);
-    await query(tx, 'demo-add-segment', [id, org, name, description]);
+    await query(tx, 'demo-add-segment', { id, org, name, description });
     for (const [campaign, campaignName] of campaignIds) {
       if (!member(campaignName) || campaignName === 'Other campaign') continue;
-      await query(tx, 'demo-add-segment-campaign', [org, id, campaign]);
+      await query(tx, 'demo-add-segment-campaign', { org, segment: id, campaign });
     }
   }
 
@@ -299,37 +320,37 @@ async function seedReports(
     const segments = report.segments ? segmentIds : [];
     const id = await demoId(`report:${key}`);
     reportIds.push(id);
-    await query(tx, 'demo-add-report', [
+    await query(tx, 'demo-add-report', {
       id,
       org,
       name,
-      `Demo report: ${name.toLowerCase()}`,
+      description: `Demo report: ${name.toLowerCase()}`,
       kind,
       currency,
       metrics,
       groupings,
-    ]);
+    });
     for (const account of accounts) {
-      await query(tx, 'demo-add-report-ad-account', [org, id, account]);
+      await query(tx, 'demo-add-report-ad-account', { org, report: id, adAccount: account });
     }
     for (const segment of segments) {
-      await query(tx, 'demo-add-report-segment', [org, id, segment]);
+      await query(tx, 'demo-add-report-segment', { org, report: id, segment });
     }
   }
   const otherReport = await demoId('report:other');
   const plain = ['impressions', 'clicks', 'spend', 'ctr', 'cpc'];
   const everyGrouping = ['total', 'campaign', 'month', 'ad-account', 'video', 'creative'];
-  await query(tx, 'demo-add-report', [
-    otherReport,
-    other,
-    'Other Company report',
-    '',
-    'standard',
-    'EUR',
-    plain,
-    everyGrouping,
-  ]);
-  await query(tx, 'demo-add-report-ad-account', [other, otherReport, accountIds.other]);
+  await query(tx, 'demo-add-report', {
+    id: otherReport,
+    org: other,
+    name: 'Other Company report',
+    description: '',
+    kind: 'standard',
+    currency: 'EUR',
+    metrics: plain,
+    groupings: everyGrouping,
+  });
+  await query(tx, 'demo-add-report-ad-account', { org: other, report: otherReport, adAccount: accountIds.other });
 
   return reportIds;
 }
@@ -338,7 +359,7 @@ async function seedReports(
 async function removeDemo(sql: Sql) {
   const existing: string[] = [];
   for (const id of [await demoId('org'), await demoId('other-org')]) {
-    if ((await query(sql, 'get-organization', [id])).length === 0) continue;
+    if ((await query(sql, 'get-organization', { id })).length === 0) continue;
     await deleteOrganization(sql, id);
     existing.push(id);
   }
@@ -356,13 +377,26 @@ export async function seedDemo(sql: Sql, now: number): Promise<DemoCredentials> 
   const out = await factsTransaction(sql, async (tx) => {
     await query(tx, 'demo-lock');
     const { org, reportIds } = await seed(tx, now);
-    const [existing] = await query(tx, 'find-demo-client', [org]);
+    const [existing] = await query(tx, 'find-demo-client', { org });
     const clientId = existing?.id ?? newClientId();
     if (!existing) {
-      await query(tx, 'create-client', [clientId, org, 'Demo client', [...SCOPES], true, [], true, []]);
+      await query(tx, 'create-client', {
+        id: clientId,
+        org,
+        name: 'Demo client',
+        scopes: [...SCOPES],
+        reportsAll: true,
+        reportIds: [],
+        adAccountsAll: true,
+        adAccountIds: [],
+      });
     }
     const clientSecret = newClientSecret();
-    await query(tx, 'create-client-secret', [clientId, (await hashSecret(clientSecret)) as never, null]);
+    await query(tx, 'create-client-secret', {
+      client: clientId,
+      hash: (await hashSecret(clientSecret)) as never,
+      expires: null,
+    });
     return { organizationId: org, reportIds, clientId, clientSecret };
   });
   return out;

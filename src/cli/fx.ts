@@ -21,7 +21,7 @@ const BATCH = 20_000;
  * replaced says so: the demo's money before the file's first day is what turned null.
  */
 export async function rateWarnings(sql: Sql, org: string | null, replaced: readonly string[] = []): Promise<string[]> {
-  const rows = await query(sql, 'find-unconvertible-currencies', [org]);
+  const rows = await query(sql, 'find-unconvertible-currencies', { org });
   return rows.map(
     (row) =>
       `${row.currency} has ${row.first_rate ? `no rate before ${row.first_rate}` : 'no exchange rate'} ` +
@@ -45,17 +45,17 @@ export async function fxImport(sql: Sql, { flags }: Parsed, readText: ReadText):
   if (rates.length === 0) throw new UsageError('--file: holds no rate');
   const { written, replaced } = await transaction(sql, async (tx) => {
     await query(tx as unknown as Sql, 'lock-writers');
-    const [{ currencies: replaced }] = await query(tx as unknown as Sql, 'delete-demo-rates', [
-      [...new Set(rates.map((r) => r.currency))],
-    ]);
+    const [{ currencies: replaced }] = await query(tx as unknown as Sql, 'delete-demo-rates', {
+      currencies: [...new Set(rates.map((r) => r.currency))],
+    });
     let rows = 0;
     for (let at = 0; at < rates.length; at += BATCH) {
       const batch = rates.slice(at, at + BATCH);
-      const [out] = await query(tx as unknown as Sql, 'upsert-fx-rates', [
-        batch.map((r) => r.currency),
-        batch.map((r) => r.day),
-        batch.map((r) => r.usdPerUnit),
-      ]);
+      const [out] = await query(tx as unknown as Sql, 'upsert-fx-rates', {
+        currencies: batch.map((r) => r.currency),
+        days: batch.map((r) => r.day),
+        usdPerUnit: batch.map((r) => r.usdPerUnit),
+      });
       rows += out.rows;
     }
     return { written: rows, replaced };

@@ -517,7 +517,28 @@ async function copySink(tx: Sql, table: 'import_rows' | 'import_creatives'): Pro
   };
 }
 
-function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-creatives'): Sink {
+/** The parameters of each staging query, a column each, in the order a staged row holds them. */
+const STAGED = {
+  'stage-import-rows': ['lines', 'creatives', 'days', 'declared', ...BASE_METRICS],
+  'stage-import-creatives': [
+    'creative',
+    'line',
+    'platform',
+    'accountExternalId',
+    'accountName',
+    'currency',
+    'accountFirstLine',
+    'campaignExternalId',
+    'campaignName',
+    'campaignStatus',
+    'creativeExternalId',
+    'creativeName',
+    'format',
+    'repeats',
+  ],
+} as const;
+
+function batchSink(tx: Queryable, name: keyof typeof STAGED): Sink {
   let batch: (string | number | null)[][] = [];
   // A fact's numbers come as one comma-separated text (Fact), a column each here; its declared ones as array text.
   const row =
@@ -531,9 +552,9 @@ function batchSink(tx: Queryable, name: 'stage-import-rows' | 'stage-import-crea
   const flush = async () => {
     if (batch.length === 0) return;
     // One array a staging column.
-    const columns = Array.from({ length: batch[0].length }, (_, c) => batch.map((row) => row[c]));
+    const columns = Object.fromEntries(STAGED[name].map((column, c) => [column, batch.map((row) => row[c])]));
     batch = [];
-    await queryAs(tx, name, columns as (string | number | null)[][]);
+    await queryAs(tx, name, columns);
   };
   return {
     async add(rows) {
@@ -648,7 +669,7 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await query(tx, 'create-import-creatives-staging');
     await query(tx, 'defer-rollups');
     await query(tx, 'mark-updates-changing');
-    const declared = await query(tx, 'list-base-metrics', [org]);
+    const declared = await query(tx, 'list-base-metrics', { org });
     const file = new ImportFile(
       readCsvLines(streamFileFlag(deps.readStream(f.file), f.file)),
       deps.creativesHeld,
@@ -658,20 +679,20 @@ export async function importFile(sql: Sql, { flags }: Parsed, deps: ImportDeps) 
     await stageFile(tx, file, deps, meter);
     meter.step(`${meter.rows.toLocaleString('en-US')} rows read`, 'writing accounts, campaigns, creatives and facts');
     await query(tx, 'analyze-import-staging');
-    const [conflict] = await query(tx, 'find-import-currency-conflict', [org]);
+    const [conflict] = await query(tx, 'find-import-currency-conflict', { org });
     if (conflict)
       throw new UsageError(
         `--file: line ${conflict.line}: the ad account ${conflict.platform}/${conflict.external_id} ` +
           `("${conflict.name}") is in ${conflict.existing}, not ${conflict.given}`,
       );
-    const accounts = await query(tx, 'import-accounts', [org]);
-    await query(tx, 'import-campaigns', [org, file.withStatus]);
-    await query(tx, 'import-creatives', [org]);
-    const [{ repeated_days }] = await query(tx, 'import-facts', [org]);
+    const accounts = await query(tx, 'import-accounts', { org });
+    await query(tx, 'import-campaigns', { org, withStatus: file.withStatus });
+    await query(tx, 'import-creatives', { org });
+    const [{ repeated_days }] = await query(tx, 'import-facts', { org });
     meter.step('facts written', 'summing them into the rollups');
     await query(tx, 'rebuild-deferred-rollups');
     meter.step('rollups summed', 'committing, then refreshing the statistics of the tables it grew');
-    await query(tx, 'mark-fetched', [accounts.map((a) => a.id), new Date(deps.now)]);
+    await query(tx, 'mark-fetched', { adAccounts: accounts.map((a) => a.id), at: new Date(deps.now) });
     // The file's facts, each creative's day once: every line of a creative whose days rose, and the others' days.
     return file.risingLines() + repeated_days;
   });

@@ -14,7 +14,7 @@ export async function keysRotate(sql: Sql, tokenTtlSeconds: number) {
   const retiresIn = tokenTtlSeconds + RETIRE_MARGIN_S;
   const [made] = await sql.begin(async (tx) => {
     await query(tx, 'lock-signing-keys');
-    return query(tx, 'rotate-signing-key', [newKeyId(), newSigningSecret(), retiresIn]);
+    return query(tx, 'rotate-signing-key', { kid: newKeyId(), secret: newSigningSecret(), retiresInS: retiresIn });
   });
   const text =
     `key ${made.kid} signs from now on; ` +

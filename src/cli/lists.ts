@@ -3,7 +3,8 @@
 // organization's lists are the API's own list queries, read whole with nothing cut by an allow-list, so the JSON
 // holds the objects the API answers with (spec/openapi.json).
 import type { Sql } from '../store/database.ts';
-import { query, queryAs, type QueryParam } from '../store/queries.ts';
+import { query, queryAs, type NamedParams } from '../store/queries.ts';
+import { adAccountsAllowed, reportsAllowed } from '../auth/visibility.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import type { ListRow } from '../http/paging.ts';
 import { readFlags, uuidFlag, type Parsed } from './args.ts';
@@ -19,14 +20,18 @@ export async function orgList(sql: Sql) {
 }
 
 const PAGE = 1000;
-/** Every allow-list argument of the API's list queries, as a client allowed everything: `all`, no ids. */
-const EVERYTHING: QueryParam[] = [true, []];
+/** The API's list queries' parameters as a client allowed everything, with no other filter: each takes its own. */
+const EVERYTHING: NamedParams = {
+  ...reportsAllowed({ reports: 'all' }),
+  ...adAccountsAllowed({ adAccounts: 'all' }),
+  platform: null,
+};
 
-/** Every item of one of the API's list queries (page and page size first, then params), a page at a time. */
-async function allItems(sql: Sql, name: QueryName, params: QueryParam[]): Promise<Row[]> {
+/** Every item of one of the API's list queries, a page at a time. */
+async function allItems(sql: Sql, name: QueryName, params: NamedParams): Promise<Row[]> {
   const items: Row[] = [];
   for (let page = 1; ; page++) {
-    const [row] = await queryAs<ListRow>(sql, name, [page, PAGE, ...params]);
+    const [row] = await queryAs<ListRow>(sql, name, { page, size: PAGE, ...params });
     items.push(...(row.items as Row[]));
     if (items.length >= row.total || row.items.length === 0) return items;
   }
@@ -37,14 +42,13 @@ async function organizationList(
   sql: Sql,
   { flags }: Parsed,
   name: QueryName,
-  params: QueryParam[],
   key: string,
   columns: string[],
   shown = (row: Row) => row,
 ) {
   const org = uuidFlag('org', readFlags(flags, ['org']).org);
   await requireOrganization(sql, org);
-  const rows = await allItems(sql, name, [org, ...params]);
+  const rows = await allItems(sql, name, { org, ...EVERYTHING });
   return result(
     { organizationId: org, [key]: rows },
     table(rows.map(shown), columns) || `no ${key.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)}`,
@@ -52,7 +56,7 @@ async function organizationList(
 }
 
 export const accountList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'list-ad-accounts', [...EVERYTHING, null], 'adAccounts', [
+  organizationList(sql, args, 'list-ad-accounts', 'adAccounts', [
     'id',
     'platform',
     'externalId',
@@ -67,7 +71,6 @@ export const reportList = (sql: Sql, args: Parsed) =>
     sql,
     args,
     'list-reports',
-    [...EVERYTHING, ...EVERYTHING],
     'reports',
     ['id', 'name', 'kind', 'currency', 'accounts', 'metrics', 'groupings'],
     (row) => ({
@@ -77,10 +80,10 @@ export const reportList = (sql: Sql, args: Parsed) =>
   );
 
 export const segmentList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'list-segments', EVERYTHING, 'segments', ['id', 'name', 'campaignCount', 'description']);
+  organizationList(sql, args, 'list-segments', 'segments', ['id', 'name', 'campaignCount', 'description']);
 
 export const metricList = (sql: Sql, args: Parsed) =>
-  organizationList(sql, args, 'list-organization-metrics', [], 'metrics', [
+  organizationList(sql, args, 'list-organization-metrics', 'metrics', [
     'name',
     'system',
     'kind',

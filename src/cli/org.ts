@@ -14,7 +14,7 @@ async function planCode(sql: Sql, code: string): Promise<string> {
 }
 
 export async function requireOrganization(sql: Sql, id: string) {
-  const [org] = await query(sql, 'get-organization', [id]);
+  const [org] = await query(sql, 'get-organization', { id });
   if (!org) throw new UsageError(`no organization ${id}`);
   return org;
 }
@@ -27,8 +27,8 @@ export async function orgCreate(sql: Sql, { flags }: Parsed) {
   // Business is the smallest plan with API access: a new organization works out of the box.
   const plan = await planCode(sql, f.plan ?? 'business');
   const organizationId = await transaction(sql, async (tx) => {
-    const [org] = await query(tx, 'create-organization', [name, currency]);
-    await query(tx, 'create-subscription', [org.id, plan]);
+    const [org] = await query(tx, 'create-organization', { name, currency });
+    await query(tx, 'create-subscription', { org: org.id, plan });
     return org.id;
   });
   return result({ organizationId }, `organization ${organizationId} (${name}, ${currency}, plan ${plan})`);
@@ -45,7 +45,7 @@ export async function planSet(sql: Sql, { flags }: Parsed) {
     budget = Number(f.budget);
   }
   await requireOrganization(sql, org);
-  const [row] = await query(sql, 'set-plan', [org, plan, budget]);
+  const [row] = await query(sql, 'set-plan', { org, plan, budget });
   return result(
     { organizationId: org, plan, limitPerHour: row.budget },
     `organization ${org}: plan ${plan}, ${row.budget} an hour`,
@@ -56,7 +56,7 @@ export function subscriptionLock(locked: boolean) {
   return async function setLock(sql: Sql, { flags }: Parsed) {
     const org = uuidFlag('org', readFlags(flags, ['org']).org);
     await requireOrganization(sql, org);
-    await query(sql, 'set-subscription-lock', [org, locked]);
+    await query(sql, 'set-subscription-lock', { org, locked });
     return result(
       { organizationId: org, locked },
       `organization ${org}: subscription ${locked ? 'locked' : 'unlocked'}`,
@@ -69,7 +69,7 @@ export function subscriptionLock(locked: boolean) {
  * 018).
  */
 export async function deleteOrganization(sql: Sql, org: string) {
-  const row = await factsTransaction(sql, async (tx) => (await query(tx, 'delete-organization', [org]))[0], {
+  const row = await factsTransaction(sql, async (tx) => (await query(tx, 'delete-organization', { org }))[0], {
     deletes: true,
   });
   return row;

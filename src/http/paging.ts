@@ -1,7 +1,7 @@
 // The paging envelope and its parameters (docs/decisions.md §8).
 import * as v from 'valibot';
 import type { Sql } from '../store/database.ts';
-import { queryAs, type QueryName } from '../store/queries.ts';
+import { queryAs, type NamedParams, type QueryName } from '../store/queries.ts';
 import { wholeNumber } from './queryParams.ts';
 import { json } from './respond.ts';
 
@@ -19,13 +19,8 @@ export type Paging = { page: number; pageSize: number };
  * Runs a list query and answers the envelope. List queries take the page and page size as $1 and $2 and
  * return one row: `total` (every match) and `items` (the page, already in the response's shape).
  */
-export async function listPage(
-  sql: Sql,
-  name: QueryName,
-  paging: Paging,
-  params: (string | number | boolean | null | string[])[] = [],
-) {
-  const [row] = await queryAs<ListRow>(sql, name, [paging.page, paging.pageSize, ...params]);
+export async function listPage(sql: Sql, name: QueryName, paging: Paging, params: NamedParams = {}) {
+  const [row] = await queryAs<ListRow>(sql, name, { page: paging.page, size: paging.pageSize, ...params });
   return json(envelope(paging, row));
 }
 

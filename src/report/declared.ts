@@ -26,15 +26,12 @@ const KEYED: Record<Grouping, { column: string; of: string } | null> = {
   creative: { column: 'creativeId', of: 'f.creative_id' },
 };
 
-/** Where a grouping's query takes its parameters (report/query.ts groupingParams). */
-export type Placed = { interval?: number; segments?: number };
-
 /**
  * The first day of the range's first whole month, and the first day after its last whole month, never before the
  * first (migration 025's functions, as the built-in sums' readers bound their months).
  */
-const WHOLE_MONTHS_FROM = 'first_full_month($3)';
-const WHOLE_MONTHS_TO = 'after_full_month($3, $4)';
+const WHOLE_MONTHS_FROM = 'first_full_month(:from)';
+const WHOLE_MONTHS_TO = 'after_full_month(:from, :to)';
 
 /** Where a level's sums are kept: by day (facts for creatives), by month, and the key columns of each row. */
 const LEVELS = {
@@ -70,41 +67,41 @@ function units(grouping: Grouping, interval: string | undefined, campaigns: bool
         ? LEVELS.account
         : LEVELS.campaign;
   const accounts = 'join ad_accounts a on a.id = u.ad_account_id';
-  const factor = 'fx_factor(a.currency, $5, u.day)';
+  const factor = 'fx_factor(a.currency, :currency, u.day)';
   const within =
-    (level === LEVELS.account ? '' : '($2::uuid[] is null or u.campaign_id = any($2)) and ') +
-    'u.ad_account_id = any($1)';
+    (level === LEVELS.account ? '' : '(:campaignIds::uuid[] is null or u.campaign_id = any(:campaignIds)) and ') +
+    'u.ad_account_id = any(:accountIds)';
   const numbers =
     level === LEVELS.creative
       ? Array.from({ length: 8 }, (_, i) => `coalesce(u.declared[${i + 1}], 0) as d${i + 1}`).join(', ')
       : DAYS;
   const day = (where: string) =>
     `select ${level.keys}, u.day, ${numbers}, ${factor} as factor ` +
-    `from ${level.daily} u ${accounts} where ${within} and u.day >= $3 and u.day <= $4 and ${where}`;
+    `from ${level.daily} u ${accounts} where ${within} and u.day >= :from and u.day <= :to and ${where}`;
   if (spans && level === LEVELS.campaign) {
     // The range cut into the built-in sums' spans (report_span_pieces): an account in the report's currency from its
     // campaigns' spans and its single days; the others a day at a time, converted.
     return (
-      `with pieces as materialized (select p.level, p.start from report_span_pieces($1, $3, $4) p) ` +
+      `with pieces as materialized (select p.level, p.start from report_span_pieces(:accountIds, :from, :to) p) ` +
       // A piece's spans read through the key a piece at a time (offset 0 keeps it so): guessing a thousand pieces,
       // PostgreSQL would hash them against every span kept.
       `select ${level.keys}, p.start as day, ${DAYS}, 1::float8 as factor from pieces p ` +
-      `cross join lateral (select * from declared_campaign_spans u where u.ad_account_id = any($1) ` +
+      `cross join lateral (select * from declared_campaign_spans u where u.ad_account_id = any(:accountIds) ` +
       `and u.level = p.level and u.start = p.start offset 0) u ${accounts} ` +
-      `where p.level > 0 and ${within} and a.currency = $5 ` +
-      `union all ${day('a.currency = $5 and u.day in (select p.start from pieces p where p.level = 0)')} ` +
-      `union all ${day('a.currency <> $5')}`
+      `where p.level > 0 and ${within} and a.currency = :currency ` +
+      `union all ${day('a.currency = :currency and u.day in (select p.start from pieces p where p.level = 0)')} ` +
+      `union all ${day('a.currency <> :currency')}`
     );
   }
   if (!months) return day('true');
   // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
   // whole months of those in the report's.
   return [
-    day('a.currency <> $5'),
-    day(`a.currency = $5 and u.day < ${WHOLE_MONTHS_FROM}`),
-    day(`a.currency = $5 and u.day >= ${WHOLE_MONTHS_TO}`),
+    day('a.currency <> :currency'),
+    day(`a.currency = :currency and u.day < ${WHOLE_MONTHS_FROM}`),
+    day(`a.currency = :currency and u.day >= ${WHOLE_MONTHS_TO}`),
     `select ${level.keys}, u.month as day, ${DAYS}, 1::float8 as factor ` +
-      `from ${level.monthly} u ${accounts} where ${within} and a.currency = $5 ` +
+      `from ${level.monthly} u ${accounts} where ${within} and a.currency = :currency ` +
       `and u.month >= ${WHOLE_MONTHS_FROM} and u.month < ${WHOLE_MONTHS_TO}`,
   ].join(' union all ');
 }
@@ -112,24 +109,21 @@ const DAYS = Array.from({ length: 8 }, (_, i) => `u.d${i + 1}`).join(', ');
 
 /**
  * rows (a grouping's query, its columns as shape says, ordered by order) with a column for each of sums, in the same
- * order. The sums' own query takes the grouping's parameters: $1 ad accounts, $2 campaigns, $3 from, $4 to, $5 the
- * report's currency, and where placed says, the interval and the segments.
+ * order. The sums' own query takes the grouping's parameters by their names (report/query.ts groupingParams).
  */
 export function withDeclared(
   rows: string,
   grouping: Grouping,
   sums: DeclaredSum[],
-  placed: Placed,
   order: string[],
   interval: string | undefined,
   campaigns: boolean,
 ): string {
   const keyed = KEYED[grouping];
   const period =
-    placed.interval === undefined
+    interval === undefined
       ? null
-      : `to_char(period_start($${placed.interval}, f.day), ` +
-        `case when $${placed.interval} = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end)`;
+      : `to_char(period_start(:interval, f.day), case when :interval = 'month' then 'YYYY-MM' else 'YYYY-MM-DD' end)`;
   const keys = [...(period ? [{ column: 'period', of: period }] : []), ...(keyed ? [keyed] : [])];
   // A number of a day's (or a month's) row, as a double; money in the report's currency.
   const value = (sum: DeclaredSum) => `f.d${sum.slot}${sum.money ? ' * f.factor' : ''}`;
@@ -140,8 +134,7 @@ export function withDeclared(
   );
   const join =
     grouping === 'segment'
-      ? 'join segment_campaigns sc on sc.campaign_id = f.campaign_id ' +
-        `and sc.segment_id = any($${placed.segments}::uuid[])`
+      ? 'join segment_campaigns sc on sc.campaign_id = f.campaign_id ' + 'and sc.segment_id = any(:segmentIds::uuid[])'
       : grouping === 'video'
         ? `join creatives cr on cr.id = f.creative_id and cr.format = 'video'`
         : '';

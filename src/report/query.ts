@@ -5,10 +5,11 @@ import type { Sql } from '../store/database.ts';
 import { beforeDeadline, requestTimeout } from '../http/deadline.ts';
 import { nextTurn } from '../http/turn.ts';
 import type { Lent } from '../store/exclusive.ts';
-import { query, queryText, statement, type QueryParam } from '../store/queries.ts';
+import { clientValuesOf, query, queryText, statement, type QueryParam } from '../store/queries.ts';
+import { replacePlaceholders } from '../store/placeholders.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { filterSql } from './filters.ts';
-import { withDeclared, type Placed } from './declared.ts';
+import { withDeclared } from './declared.ts';
 import {
   BASE_METRICS,
   COMPARED,
@@ -36,7 +37,7 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10);
 export async function dayRange(lent: Lent, ctx: Context, data: PreparedData, now: number): Promise<DayRange> {
   let { dateFrom: from, dateTo: to } = data.params;
   if (!from || !to) {
-    const pending = query(lent.sql, 'get-report-span', [data.accountIds, data.campaignIds]);
+    const pending = query(lent.sql, 'get-report-span', { accountIds: data.accountIds, campaignIds: data.campaignIds });
     const [span] = await beforeDeadline(ctx, lent, pending);
     from ??= span.first ?? today(now);
     to ??= span.last ?? today(now);
@@ -89,21 +90,20 @@ export function groupingFile(
   return oneCurrency ? 'report-data-creative-one-currency' : 'report-data-creative';
 }
 
-/** A grouping's parameters, and where the interval's and the segments' are (report/declared.ts reads them too). */
-function groupingParams(data: PreparedData, range: DayRange): { params: QueryParam[]; placed: Placed } {
-  const params: QueryParam[] = [
-    data.accountIds,
-    data.campaignIds,
-    range.from,
-    range.to,
-    data.scope.currency,
-    data.params.nameFilter || null,
-  ];
-  const placed: Placed = {};
-  if (data.params.interval) placed.interval = params.push(data.params.interval, data.params.changedSince ?? null) - 1;
-  if (data.grouping === 'segment') placed.segments = params.push(data.segmentIds);
-  if (data.grouping === 'video' || data.grouping === 'creative') params.push(data.grouping === 'video');
-  return { params, placed };
+/** A grouping's parameters by the names its query files give them (report/declared.ts reads the same names). */
+function groupingParams(data: PreparedData, range: DayRange): Record<string, QueryParam> {
+  return {
+    accountIds: data.accountIds,
+    campaignIds: data.campaignIds,
+    from: range.from,
+    to: range.to,
+    currency: data.scope.currency,
+    nameFilter: data.params.nameFilter || null,
+    interval: data.params.interval ?? null,
+    changedSince: data.params.changedSince ?? null,
+    segmentIds: data.segmentIds,
+    video: data.grouping === 'video',
+  };
 }
 
 /** The columns that order a grouping's rows (its query's own order): by name, then id; months ascending. */
@@ -132,33 +132,41 @@ const MATCHED_ON: Record<Grouping, string | null> = {
 const MONEY: ReadonlySet<string> = new Set(BASE_METRICS.filter((name) => SYSTEM_METRICS[name].kind === 'money'));
 
 /**
- * A grouping's statement: its query file's text, or that text composed with later stages, and its parameters; bound:
- * the numbers of those that are a client's values (the name filter, the filters'), never written into a statement.
+ * A grouping's statement: its query file's text, or that text composed with later stages, its parameters by name, and
+ * the names of those that are a client's values (the name filter, the filters'), never written into a statement.
  */
-export type Statement = { file: QueryName; text: string; params: QueryParam[]; bound: number[] };
+export type Statement = { file: QueryName; text: string; params: Record<string, QueryParam>; client: string[] };
 
-/** A grouping's query file, its parameters, and which of them is the name filter's text ($6, when there is one). */
-function source(data: PreparedData, range: DayRange, oneCurrency: boolean) {
+/** A grouping's query file and its parameters; the file's header names its client's values. */
+function source(data: PreparedData, range: DayRange, oneCurrency: boolean): Statement {
   const file = groupingFile(data.grouping, range, oneCurrency, data.params.interval);
-  const { params, placed } = groupingParams(data, range);
   const order = [...(data.params.interval ? ['period'] : []), ...ROW_ORDER[data.grouping]];
   const text = data.declared.length
     ? withDeclared(
         queryText(file),
         data.grouping,
         data.declared,
-        placed,
         order,
         data.params.interval,
         data.campaignIds !== null,
       )
     : queryText(file);
-  return { file, text, params, bound: data.params.nameFilter ? [6] : [] };
+  return { file, text, params: groupingParams(data, range), client: clientValuesOf(file) };
 }
 
-/** text with each $n moved up by offset, for a second source after the first one's parameters. */
-const renumbered = (text: string, offset: number) =>
-  text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+/**
+ * The comparison range's statement beside main's: each parameter whose value differs from main's (the range's bounds)
+ * renamed `compared…`, the rest shared.
+ */
+function beside(main: Statement, other: Statement): Statement {
+  const names: Record<string, string> = {};
+  for (const [name, value] of Object.entries(other.params)) {
+    names[name] = Object.is(value, main.params[name]) ? name : `compared${name[0].toUpperCase()}${name.slice(1)}`;
+  }
+  const params = Object.fromEntries(Object.entries(other.params).map(([name, value]) => [names[name], value]));
+  const text = replacePlaceholders(other.text, (name) => `:${names[name] ?? name}`);
+  return { ...other, text, params, client: other.client.map((name) => names[name]) };
+}
 
 /**
  * The rows of both ranges matched on their key (docs/decisions.md §6): each row's dimension keys from whichever range
@@ -215,23 +223,25 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
   if (sort === undefined && interval === undefined && !data.compared && !data.summary && data.filters.length === 0) {
     return main;
   }
-  const params = [...main.params];
-  const bound = [...main.bound];
+  const params = { ...main.params };
+  const client = [...main.client];
   let rowsOf = main.text;
   if (data.compared) {
-    const other = source(data, { from: compareFrom!, to: compareTo! }, oneCurrency);
-    rowsOf = bothRanges(main.text, renumbered(other.text, params.length), data);
-    bound.push(...other.bound.map((n) => n + params.length));
-    params.push(...other.params);
+    const other = beside(main, source(data, { from: compareFrom!, to: compareTo! }, oneCurrency));
+    rowsOf = bothRanges(main.text, other.text, data);
+    Object.assign(params, other.params);
+    client.push(...other.client.filter((name) => !client.includes(name)));
   }
   const metric = sort === undefined ? undefined : data.metrics.find((m) => m.name === sort)!;
   const filtered = data.filters.flatMap((filter) => (filter.on === 'metric' ? [filter.metric] : []));
   const computed = formulaColumns(rowsOf, metric ? [...filtered, metric] : filtered);
   const from = `(\n${computed.source}\n) s`;
+  let filters = 0;
   const bind = (value: string | number) => {
-    const n = params.push(value);
-    bound.push(n);
-    return `$${n}`;
+    const name = `filter${++filters}`;
+    params[name] = value;
+    client.push(name);
+    return `:${name}`;
   };
   const where = data.filters.map((filter) => filterSql(filter, bind, computed.sql));
   const columns = [
@@ -253,7 +263,7 @@ export function answerStatement(data: PreparedData, range: DayRange, oneCurrency
     `select ${columns.join(', ')} from ${from}` +
     (where.length ? ` where ${where.join(' and ')}` : '') +
     (order.length ? ` order by ${order.join(', ')}` : '');
-  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, bound };
+  return { file: main.file, text: data.summary ? withSummary(rows, data) : rows, params, client };
 }
 
 /** One row as an export's cells: the grouping's dimension values, then the metric values, in header order. */

@@ -3,7 +3,7 @@ import type { Context } from '../http/context.ts';
 import type { Principal } from '../http/caller.ts';
 import type { Sql } from '../store/database.ts';
 import { queryAs, type QueryRow } from '../store/queries.ts';
-import { allowList, isUuid } from '../auth/visibility.ts';
+import { adAccountsAllowed, isUuid, reportsAllowed } from '../auth/visibility.ts';
 import type { CustomMetric } from './metrics.ts';
 import { principalKey } from './reportCache.ts';
 import { sharedReads } from '../store/sharedReads.ts';
@@ -56,12 +56,12 @@ async function readWhole(sql: Sql, id: string, principal: Principal): Promise<Ke
 }
 
 /** get-report-scope's and get-report-fingerprint's parameters: the report, and what the caller may see. */
-const scopeParams = (id: string, principal: Principal) => [
-  id,
-  principal.organizationId,
-  ...allowList(principal.reports),
-  ...allowList(principal.adAccounts),
-];
+const scopeParams = (id: string, principal: Principal) => ({
+  report: id,
+  org: principal.organizationId,
+  ...reportsAllowed(principal),
+  ...adAccountsAllowed(principal),
+});
 
 /** A scope as last read, and the snapshot it is known to hold in (get-report-fingerprint; null on a standby). */
 type Kept = { scope: ReportScope; snapshot: string | null };
@@ -90,7 +90,7 @@ export function currentScope(sql: Sql, pathId: string, principal: Principal): Pr
     if (!kept) keptScopes.set(sql, (kept = new Map()));
     const last = kept.get(key);
     if (last) {
-      const params = [...scopeParams(id, principal), last.snapshot];
+      const params = { ...scopeParams(id, principal), snapshot: last.snapshot };
       const [{ snapshot, fingerprint }] = await queryAs<Fingerprint>(sql, 'get-report-fingerprint', params);
       if (snapshot !== null && snapshot === last.snapshot) return last.scope;
       if (fingerprint === last.scope.fingerprint) {

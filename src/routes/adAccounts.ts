@@ -5,7 +5,7 @@ import type { Context } from '../http/context.ts';
 import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
-import { allowList, ownOrganization } from '../auth/visibility.ts';
+import { adAccountsAllowed, ownOrganization } from '../auth/visibility.ts';
 import { PLATFORMS } from '../dataModel.ts';
 
 const AdAccountsQuery = {
@@ -17,6 +17,10 @@ export function adAccounts() {
   return function listAdAccounts(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
     const { platform, ...paging } = readQuery(ctx, AdAccountsQuery);
     const org = ownOrganization(ctx, principal);
-    return listPage(reads.sql, 'list-ad-accounts', paging, [org, ...allowList(principal.adAccounts), platform ?? null]);
+    return listPage(reads.sql, 'list-ad-accounts', paging, {
+      org,
+      ...adAccountsAllowed(principal),
+      platform: platform ?? null,
+    });
   };
 }

@@ -5,7 +5,7 @@ import type { Context } from '../http/context.ts';
 import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
-import { allowList, ownOrganization } from '../auth/visibility.ts';
+import { adAccountsAllowed, ownOrganization } from '../auth/visibility.ts';
 
 const CampaignsQuery = {
   ...pagingEntries,
@@ -17,11 +17,11 @@ export function campaigns() {
   return function listCampaigns(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
     const { adAccountId, name, ...paging } = readQuery(ctx, CampaignsQuery);
     const org = ownOrganization(ctx, principal);
-    return listPage(reads.sql, 'list-campaigns', paging, [
+    return listPage(reads.sql, 'list-campaigns', paging, {
       org,
-      ...allowList(principal.adAccounts),
-      adAccountId ?? null,
-      name || null,
-    ]);
+      ...adAccountsAllowed(principal),
+      adAccount: adAccountId ?? null,
+      name: name || null,
+    });
   };
 }

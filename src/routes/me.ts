@@ -26,7 +26,10 @@ export function me({ sql, clock, plans, quota }: MeDeps) {
     const resetAt = new Date(now + secondsToReset(now) * 1000);
     resetAt.setUTCMinutes(0, 0, 0);
     const [nearest, planStanding, quotaRead] = await Promise.all([
-      withTimeout(query(sql, 'get-nearest-secret-expiry', [principal.clientId, new Date(now)]), READ_TIMEOUT_MS).then(
+      withTimeout(
+        query(sql, 'get-nearest-secret-expiry', { client: principal.clientId, now: new Date(now) }),
+        READ_TIMEOUT_MS,
+      ).then(
         ([row]) => row.nearest?.toISOString() ?? null,
         () => null,
       ),

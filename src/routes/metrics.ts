@@ -13,7 +13,7 @@ export function metrics() {
     },
     organization(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
       const paging = readQuery(ctx, pagingEntries);
-      return listPage(reads.sql, 'list-organization-metrics', paging, [ownOrganization(ctx, principal)]);
+      return listPage(reads.sql, 'list-organization-metrics', paging, { org: ownOrganization(ctx, principal) });
     },
   };
 }

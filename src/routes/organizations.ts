@@ -11,10 +11,12 @@ import { notFound, ownOrganization } from '../auth/visibility.ts';
 export function organizations() {
   return {
     list(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
-      return listPage(reads.sql, 'list-organizations', readQuery(ctx, pagingEntries), [principal.organizationId]);
+      return listPage(reads.sql, 'list-organizations', readQuery(ctx, pagingEntries), {
+        org: principal.organizationId,
+      });
     },
     async get(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
-      const [row] = await query(reads.sql, 'get-organization-record', [ownOrganization(ctx, principal)]);
+      const [row] = await query(reads.sql, 'get-organization-record', { org: ownOrganization(ctx, principal) });
       if (!row) throw notFound('organization');
       return json(row.item);
     },

@@ -35,7 +35,7 @@ export function reportExport(clock: () => number, lane: HeavyLane, format: keyof
   return async function getReportExport(ctx: Context, call: ReportCall): Promise<Answer> {
     const data = await prepareData(ctx, call, format);
     if (notModified(ctx.request, data.etag)) return respond(null, { status: 304, headers: dataHeaders(data) });
-    const names = await query(call.reads.sql, 'list-metric-display-names', [call.principal.organizationId]);
+    const names = await query(call.reads.sql, 'list-metric-display-names', { org: call.principal.organizationId });
     const lent = await lane.connection(ctx, call);
     const range = await dayRange(lent, ctx, data, clock());
     const rows = (format === 'csv' ? streamCsv : streamSheetRows)(lent, ctx, data, range) ?? cellsOfNothing(data);

@@ -8,7 +8,7 @@ import { queryAs } from '../store/queries.ts';
 import { readQuery } from '../http/queryParams.ts';
 import { principalKey, reportCache } from '../report/reportCache.ts';
 import { jsonText } from '../http/respond.ts';
-import { allowList, notFound, pathId } from '../auth/visibility.ts';
+import { adAccountsAllowed, notFound, pathId, reportsAllowed } from '../auth/visibility.ts';
 
 const ReportsQuery = {
   ...pagingEntries,
@@ -27,22 +27,22 @@ export function reports() {
       const { organizationId } = paging;
       // docs/decisions.md §9: another organization's id narrows to nothing rather than failing.
       if (organizationId !== undefined && organizationId !== principal.organizationId) {
-        return listPage(reads.sql, 'list-reports', paging, [
-          NOWHERE,
-          ...allowList(principal.reports),
-          ...allowList(principal.adAccounts),
-        ]);
+        return listPage(reads.sql, 'list-reports', paging, {
+          org: NOWHERE,
+          ...reportsAllowed(principal),
+          ...adAccountsAllowed(principal),
+        });
       }
       const key = `list ${principalKey(principal)} ${paging.page} ${paging.pageSize}`;
       const body = reportsVersion === undefined ? undefined : kept.get(key, reportsVersion);
       if (body !== undefined) return jsonText(body);
-      const params = [
-        paging.page,
-        paging.pageSize,
-        principal.organizationId,
-        ...allowList(principal.reports),
-        ...allowList(principal.adAccounts),
-      ];
+      const params = {
+        page: paging.page,
+        size: paging.pageSize,
+        org: principal.organizationId,
+        ...reportsAllowed(principal),
+        ...adAccountsAllowed(principal),
+      };
       return queryAs<ListRow & { version: number }>(reads.sql, 'list-reports', params).then(([row]) =>
         jsonText(kept.set(key, row.version, JSON.stringify(envelope(paging, row)))),
       );
@@ -53,12 +53,12 @@ export function reports() {
       const key = `get ${principalKey(principal)} ${id}`;
       let body = reportsVersion === undefined ? undefined : kept.get(key, reportsVersion);
       if (body === undefined) {
-        const params = [
-          id,
-          principal.organizationId,
-          ...allowList(principal.reports),
-          ...allowList(principal.adAccounts),
-        ];
+        const params = {
+          report: id,
+          org: principal.organizationId,
+          ...reportsAllowed(principal),
+          ...adAccountsAllowed(principal),
+        };
         const [row] = await queryAs<{ item: unknown; version: number }>(reads.sql, 'get-report', params);
         body = kept.set(key, row.version, row.item === null ? '' : JSON.stringify(row.item));
       }

@@ -4,14 +4,14 @@ import type { Context } from '../http/context.ts';
 import type { Admitted } from '../http/caller.ts';
 import { listPage, pagingEntries } from '../http/paging.ts';
 import { readQuery } from '../http/queryParams.ts';
-import { allowList, ownOrganization } from '../auth/visibility.ts';
+import { adAccountsAllowed, ownOrganization } from '../auth/visibility.ts';
 
 export function segments() {
   return function listSegments(ctx: Context, { principal, reads }: Admitted): Promise<Answer> {
     const paging = readQuery(ctx, pagingEntries);
-    return listPage(reads.sql, 'list-segments', paging, [
-      ownOrganization(ctx, principal),
-      ...allowList(principal.adAccounts),
-    ]);
+    return listPage(reads.sql, 'list-segments', paging, {
+      org: ownOrganization(ctx, principal),
+      ...adAccountsAllowed(principal),
+    });
   };
 }

@@ -195,7 +195,10 @@ export function tokenEndpoint({ sql, keys, clock, issuers, ttlSeconds }: TokenDe
     let client: ClientRow | undefined;
     try {
       [client] = couldBeClientId
-        ? await withTimeout(query(sql, 'find-client-credentials', [given.id, new Date(now)]), STORE_TIMEOUT_MS)
+        ? await withTimeout(
+            query(sql, 'find-client-credentials', { id: given.id, now: new Date(now) }),
+            STORE_TIMEOUT_MS,
+          )
         : [];
     } catch (error) {
       return refuse(tokenFailure(error));

@@ -15,11 +15,11 @@ export async function factsTransaction<T>(
     await query(tx, 'lock-writers');
     return work(tx);
   });
-  const tables = (await query(sql, 'analyze-facts', [deletes])).map((row) => row.table_name);
+  const tables = (await query(sql, 'analyze-facts', { all: deletes })).map((row) => row.table_name);
   let failed = false;
   const analyses = async () => {
     for (let table = tables.shift(); table !== undefined && !failed; table = tables.shift())
-      await query(sql, 'analyze-fact-table', [table]).catch((error) => {
+      await query(sql, 'analyze-fact-table', { table }).catch((error) => {
         failed = true;
         throw error;
       });

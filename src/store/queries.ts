@@ -1,16 +1,25 @@
-// Runs the named queries of sql/queries; the function is named after the file, the connection passed in.
+// Runs the named queries of sql/queries; the function is named after the file, the connection passed in, the
+// parameters by the names the file gives them (placeholders.ts).
 import type { Sql } from './database.ts';
+import {
+  clientValues,
+  positional,
+  replacePlaceholders,
+  valuesOf,
+  type NamedParams,
+  type Positional,
+  type QueryParam,
+} from './placeholders.ts';
 import type { QueryName } from './queryNames.ts';
 import type { QueryTypes } from './queryTypes.ts';
 import { queryTexts } from './sqlFiles.ts';
 
 const texts = queryTexts();
+const sent = new Map<string, Positional>();
 
-export type { QueryName };
+export type { NamedParams, QueryName, QueryParam };
 /** A pool or a transaction: anything that runs a statement. */
 export type Queryable = Pick<Sql, 'unsafe'>;
-/** A bound parameter's value, as postgres.js sends it. */
-export type QueryParam = string | number | boolean | null | Date | string[] | number[] | (string | number | null)[];
 type Param = QueryParam;
 
 /**
@@ -28,32 +37,46 @@ export function queryText(name: QueryName): string {
   return text;
 }
 
+/** The names sql/queries/NAME.sql's header gives as a client's values (`-- client values:`). */
+export const clientValuesOf = (name: QueryName): string[] => clientValues(queryText(name));
+
+/** A query file's text made positional, once a file. */
+function compiled(name: QueryName): Positional {
+  let done = sent.get(name);
+  if (done === undefined) sent.set(name, (done = positional(queryText(name))));
+  return done;
+}
+
 /** A query's row and parameters, as PostgreSQL describes them (queryTypes.ts, written by `npm run sql:types`). */
 export type QueryRow<N extends QueryName> = QueryTypes[N]['row'];
 export type QueryParams<N extends QueryName> = QueryTypes[N]['params'];
 
 /**
- * Runs sql/queries/NAME.sql with $1.. parameters: a prepared statement, or for report data planned each call. Its
- * rows and parameters are typed from the query itself, so a column renamed under a caller fails tsc.
+ * Runs sql/queries/NAME.sql with its named parameters: a prepared statement, or for report data planned each call.
+ * Its rows and parameters are typed from the query itself, so a column or parameter renamed under a caller fails tsc.
  */
 export function query<N extends QueryName>(sql: Queryable, name: N, params?: QueryParams<N>) {
-  return sql.unsafe<QueryRow<N>[]>(queryText(name), (params ?? []) as never[], { prepare: !planEachCall(name) });
+  const { text, names } = compiled(name);
+  const values = valuesOf(names, (params ?? {}) as NamedParams, text);
+  return sql.unsafe<QueryRow<N>[]>(text, values as never[], { prepare: !planEachCall(name) });
 }
 
 /**
  * query with rows the caller types: for a query whose name is chosen at run time (a grouping's, a list's), or whose
  * columns are JSON PostgreSQL cannot describe.
  */
-export function queryAs<Row extends object>(sql: Queryable, name: QueryName, params: Param[] = []) {
-  return statement<Row>(sql, queryText(name), params, !planEachCall(name));
+export function queryAs<Row extends object>(sql: Queryable, name: QueryName, params: NamedParams = {}) {
+  const { text, names } = compiled(name);
+  return sql.unsafe<Row[]>(text, valuesOf(names, params, text) as never[], { prepare: !planEachCall(name) });
 }
 
 /**
- * A statement made of a query file's text and what composes around it (report/query.ts), with bound parameters,
- * planned for each call. postgres.js types unsafe()'s parameters as its own serializable union: cast here, once.
+ * A statement made of a query file's text and what composes around it (report/query.ts), with its named parameters
+ * bound, planned for each call. postgres.js types unsafe()'s parameters as its own serializable union: cast here, once.
  */
-export function statement<Row extends object>(sql: Queryable, text: string, params: Param[], prepare = false) {
-  return sql.unsafe<Row[]>(text, params as never[], { prepare });
+export function statement<Row extends object>(sql: Queryable, text: string, params: NamedParams, prepare = false) {
+  const made = positional(text);
+  return sql.unsafe<Row[]>(made.text, valuesOf(made.names, params, text) as never[], { prepare });
 }
 
 /** A parameter's text as PostgreSQL reads it: an array as an array literal of quoted elements. */
@@ -76,22 +99,23 @@ const literal = (text: string) =>
  * The text of sql/queries/NAME.sql with its parameters written in, for COPY, which takes none. Each is an untyped
  * literal, as a bound parameter is untyped, so PostgreSQL gives both the same type from where they stand.
  */
-export function inlinedQueryText(name: QueryName, params: Param[]): string {
-  return inlined(queryText(name), params);
+export function inlinedQueryText(name: QueryName, params: NamedParams): string {
+  return inlined(queryText(name), params, clientValuesOf(name));
 }
 
-/** The setting that carries bound parameter $n into a statement that takes none (Lent.bind). */
-export const boundSetting = (n: number) => `readout.param_${n}`;
+/** The setting that carries a client's value :name into a statement that takes no parameters (Lent.bind). */
+export const boundSetting = (name: string) => `readout.param_${name.toLowerCase()}`;
 
 /**
- * text with each $n written in as a literal of params[n - 1] (see inlinedQueryText), but those of `bound`, a client's
- * values (docs/decisions.md §6), which are read from their settings (boundSetting), once a statement: never written.
+ * text with each :name written in as a literal of params[name] (see inlinedQueryText), but those of `client`, a
+ * client's values (docs/decisions.md §6), which are read from their settings (boundSetting), once a statement: never
+ * written.
  */
-export function inlined(text: string, params: Param[], bound: readonly number[] = []): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = params[Number(n) - 1];
-    if (value === undefined) throw new Error(`no parameter $${n} for ${text.slice(0, 60)}`);
-    if (value !== null && bound.includes(Number(n))) return `(select current_setting('${boundSetting(Number(n))}'))`;
+export function inlined(text: string, params: NamedParams, client: readonly string[]): string {
+  return replacePlaceholders(text, (name) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`no value for :${name} in ${text.slice(0, 60)}`);
+    if (value !== null && client.includes(name)) return `(select current_setting('${boundSetting(name)}'))`;
     return value === null ? 'null' : literal(parameterText(value));
   });
 }

@@ -37,7 +37,7 @@ export function heavyPool(sql: Sql, config: ReadSettings): ExclusivePool {
   return exclusivePool(
     () => connectionOptionsOf(sql),
     config.heavyConnections,
-    (pid) => query(sql, 'terminate-backend', [pid]),
+    (pid) => query(sql, 'terminate-backend', { pid }),
     config.requestDeadlineMs + 5000,
     config.poolMode,
     config.heavyPerOrganization,

@@ -103,7 +103,7 @@ export function replicaReads(primary: ReadSource, options: ReplicaOptions): Read
   /** Whether the standby has replayed up to lsn; a standby that cannot say is marked unusable until the next watch. */
   async function caughtUp(standby: Standby, lsn: string): Promise<boolean> {
     try {
-      const [row] = await withTimeout(query(standby.sql, 'standby-caught-up', [lsn]), CHECK_TIMEOUT_MS);
+      const [row] = await withTimeout(query(standby.sql, 'standby-caught-up', { lsn }), CHECK_TIMEOUT_MS);
       return row.caught_up === true;
     } catch (error) {
       standby.state = {

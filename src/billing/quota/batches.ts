@@ -51,13 +51,13 @@ export function chargeBatches(withSettings: WithSettings, leases: Leases) {
         // A call the store never answers must not hold the subscription's later charges behind it.
         const rows = await withTimeout(
           withSettings((sql) =>
-            query(sql, 'charge-quota-batch', [
-              organizationId,
-              new Date(window),
-              batch.map((w) => w.clientId),
-              batch.map((w) => w.cost),
-              leaseAsks(organizationId, window, batch),
-            ]),
+            query(sql, 'charge-quota-batch', {
+              org: organizationId,
+              window: new Date(window),
+              clients: batch.map((w) => w.clientId),
+              costs: batch.map((w) => w.cost),
+              leases: leaseAsks(organizationId, window, batch),
+            }),
           ),
           CHARGE_TIMEOUT_MS,
         );

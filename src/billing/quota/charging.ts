@@ -102,7 +102,12 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
         return;
       }
       return withSettings((sql) =>
-        query(sql, 'refund-quota', [organizationId, clientId, new Date(charge.window), charge.cost]),
+        query(sql, 'refund-quota', {
+          org: organizationId,
+          client: clientId,
+          window: new Date(charge.window),
+          units: charge.cost,
+        }),
       ).then(
         ([row]) => {
           ctx.log.cost = 0;
@@ -117,7 +122,7 @@ export function quota(sql: Sql, clock: () => number, withSettings: WithSettings 
     async standing(organizationId) {
       const window = windowStart(clock());
       const [row] = await withTimeout(
-        query(sql, 'get-quota-standing', [organizationId, new Date(window)]),
+        query(sql, 'get-quota-standing', { org: organizationId, window: new Date(window) }),
         STORE_READ_TIMEOUT_MS,
       );
       return row && { budget: row.budget, used: leases.used(organizationId, window, row.used) };

@@ -102,9 +102,8 @@ export function leaseBooks(withSettings: WithSettings) {
     const units = lease.units;
     lease.units = 0;
     if (units === 0) return Promise.resolve();
-    return refunds.track(
-      withSettings((sql) => query(sql, 'refund-quota', [organizationId, clientId, new Date(window), units])),
-    );
+    const refund = { org: organizationId, client: clientId, window: new Date(window), units };
+    return refunds.track(withSettings((sql) => query(sql, 'refund-quota', refund)));
   }
 
   return {

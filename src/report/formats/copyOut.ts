@@ -57,14 +57,15 @@ export function copiedRows(
   least = 0,
 ): AsyncGenerator<Uint8Array> | null {
   if (data.accountIds.length === 0) return null;
-  const { file, text, params, bound } = answerStatement(data, range, data.oneCurrency);
-  const statement = copyStatement(inlined(text, params, bound), data, file);
+  const { file, text, params, client } = answerStatement(data, range, data.oneCurrency);
+  const statement = copyStatement(inlined(text, params, client), data, file);
+  const bound = client.filter((name) => params[name] !== null);
   return (async function* () {
     lent.busy();
     if (bound.length)
       await lent.bind(
         bound.map(boundSetting),
-        bound.map((n) => String(params[n - 1])),
+        bound.map((name) => String(params[name])),
       );
     const stream = (await lent.sql.unsafe(statement).readable()) as unknown as CopyOut;
     // The stream fails if its connection does (a backend killed, the connection abandoned), whether or not anyone is
