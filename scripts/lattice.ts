@@ -1,13 +1,16 @@
 // npm run sql:lattice: writes sql/lattice/lattice.sql, the stored sums of the base metrics as
 // src/dataModel.ts declares them: a column of each on the facts and on every table of sums (added where it is
 // missing, so a database that already holds facts gains a new metric at 0), its catalogue entry, and the functions of
-// sql/lattice/template.sql with every {{base: …}} list written out. `migrate` applies the file after the numbered
-// migrations whenever it changes (src/store/sqlFiles.ts). test/lattice.test.ts fails while the file is not current.
+// sql/lattice/template.sql with every {{base: …}} list written out; then how numbers are computed and written, as
+// src/report/numberRules.ts declares it (scripts/numberRules.ts), and the JavaScript side of that,
+// src/report/formulaOperations.ts. `migrate` applies the file after the numbered migrations whenever it changes
+// (src/store/sqlFiles.ts). test/lattice.test.ts and test/numberRules.test.ts fail while either file is not current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { BASE_METRIC_DECLARATIONS, type BaseMetricDeclaration } from '../src/dataModel.ts';
 import { BASE_METRICS, SYSTEM_METRICS } from '../src/report/metrics.ts';
 import { expandBaseLists } from '../src/store/baseLists.ts';
+import { formulaOperationsSource, numberRulesSql, OPERATIONS_FILE } from './numberRules.ts';
 
 export const LATTICE_FILE = 'sql/lattice/lattice.sql';
 export const TEMPLATE_FILE = 'sql/lattice/template.sql';
@@ -108,7 +111,8 @@ export function latticeSql(
   schema = readFileSync('sql/schema.sql', 'utf8'),
 ): string {
   return [
-    '-- Written by `npm run sql:lattice` from sql/lattice/template.sql and src/dataModel.ts: edit those.',
+    '-- Written by `npm run sql:lattice` from sql/lattice/template.sql, src/dataModel.ts and src/report/numberRules.ts:',
+    '-- edit those.',
     '-- Applied by `migrate` after the numbered migrations whenever it changes; every statement may run again.',
     '',
     '-- A function may name another this file creates after it.',
@@ -120,10 +124,12 @@ export function latticeSql(
     '',
     functions(template, metrics).join('\n\n'),
     '',
+    numberRulesSql(),
   ].join('\n');
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   writeFileSync(LATTICE_FILE, latticeSql());
-  console.log(`wrote ${LATTICE_FILE}`);
+  writeFileSync(OPERATIONS_FILE, formulaOperationsSource());
+  console.log(`wrote ${LATTICE_FILE} and ${OPERATIONS_FILE}`);
 }

@@ -1146,7 +1146,8 @@ CREATE OR REPLACE FUNCTION public.formula_add(a double precision, b double preci
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$
-  select case when abs(a) <= 1e300::float8 and abs(b) <= 1e300::float8 then a + b end
+  select case when abs(a) <= 1e+300::float8 and abs(b) <= 1e+300::float8 then a + b
+         else null end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.formula_div(a double precision, b double precision)
@@ -1156,9 +1157,9 @@ CREATE OR REPLACE FUNCTION public.formula_div(a double precision, b double preci
 AS $function$
   select case when b = 0 then null
               when a = 0 then a / b
-              when abs(b) < 1 and abs(a) > 1e300::float8 * abs(b) then null
+              when abs(b) < 1 and abs(a) > 1e+300::float8 * abs(b) then null
               when abs(b) > 1 and abs(a) < 1e-300::float8 * abs(b) then 0::float8
-              else a / b end
+         else a / b end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.formula_mul(a double precision, b double precision)
@@ -1167,9 +1168,9 @@ CREATE OR REPLACE FUNCTION public.formula_mul(a double precision, b double preci
  IMMUTABLE PARALLEL SAFE
 AS $function$
   select case when a = 0 or b = 0 then a * b
-              when abs(a) > 1 and abs(b) > 1e300::float8 / abs(a) then null
+              when abs(a) > 1 and abs(b) > 1e+300::float8 / abs(a) then null
               when abs(a) < 1 and abs(b) < 1e-300::float8 / abs(a) then 0::float8
-              else a * b end
+         else a * b end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.formula_sub(a double precision, b double precision)
@@ -1177,7 +1178,8 @@ CREATE OR REPLACE FUNCTION public.formula_sub(a double precision, b double preci
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
 AS $function$
-  select case when abs(a) <= 1e300::float8 and abs(b) <= 1e300::float8 then a - b end
+  select case when abs(a) <= 1e+300::float8 and abs(b) <= 1e+300::float8 then a - b
+         else null end
 $function$;
 
 CREATE OR REPLACE FUNCTION public.fx_factor(p_source text, p_target text, p_day date)

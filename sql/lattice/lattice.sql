@@ -1,4 +1,5 @@
--- Written by `npm run sql:lattice` from sql/lattice/template.sql and src/dataModel.ts: edit those.
+-- Written by `npm run sql:lattice` from sql/lattice/template.sql, src/dataModel.ts and src/report/numberRules.ts:
+-- edit those.
 -- Applied by `migrate` after the numbered migrations whenever it changes; every statement may run again.
 
 -- A function may name another this file creates after it.
@@ -1028,3 +1029,85 @@ AS $function$
       and s.currency = p_currency
   ) c
 $function$;
+
+-- How numbers are computed and written (src/report/numberRules.ts): rendered rows write them as the server does.
+
+-- JavaScript's Math.round: halves round up, towards +Infinity (PostgreSQL's round() takes them away from zero). Metric
+-- values are rounded to 6 decimal places with it (tidySql).
+create or replace function js_round(x double precision) returns double precision
+language sql immutable parallel safe as $$
+  select case when ceil(x) - 0.5::float8 > x then ceil(x) - 1::float8 else ceil(x) end
+$$;
+
+-- The rest of js_number: PostgreSQL's shortest exponent form ("1.25e-05", "1e+15") rewritten as JavaScript's
+-- Number::toString writes it: 0.digits × 10^n in plain digits for -6 < n <= 21, an exponent without leading
+-- zeros beyond.
+create or replace function js_number_exponent(t text) returns text
+language plpgsql immutable parallel safe as $$
+declare
+  m text[] := regexp_match(t, '^(-?)([0-9])(?:\.([0-9]+))?e([-+][0-9]+)$');
+  digits text;
+  k int;
+  n int;
+  out text;
+begin
+  if m is null then
+    return t;
+  end if;
+  digits := m[2] || coalesce(m[3], '');
+  k := length(digits);
+  n := m[4]::int + 1; -- the value is 0.digits × 10^n
+  if k <= n and n <= 21 then
+    out := digits || repeat('0', n - k);
+  elsif 0 < n and n <= 21 then
+    out := left(digits, n) || '.' || substr(digits, n + 1);
+  elsif -6 < n and n <= 0 then
+    out := '0.' || repeat('0', -n) || digits;
+  else
+    out := left(digits, 1) || case when k > 1 then '.' || substr(digits, 2) else '' end
+        || 'e' || case when n - 1 >= 0 then '+' else '-' end || abs(n - 1)::text;
+  end if;
+  return m[1] || out;
+end
+$$;
+
+-- A number as JavaScript's String(number) writes it. Both print the shortest digits that read back as the same
+-- double (PostgreSQL 12 and later, with extra_float_digits above 0, which the server's connections set); they differ
+-- only in where they switch to an exponent (PostgreSQL below 1e-4 and from 1e15), and -0, which JavaScript writes as 0.
+create or replace function js_number(v double precision) returns text
+language sql immutable parallel safe as $$
+  select case when v = 0 then '0'
+              when abs(v) >= 1e-4 and abs(v) < 1e15 then v::text
+              else js_number_exponent(v::text) end
+$$;
+
+-- A custom formula's operations (FORMULA_OPERATIONS), as formulaOperations.ts has them in JavaScript: the same IEEE
+-- operations in the same order, null past 1e+300 where PostgreSQL would raise an error. Null in, null out.
+create or replace function formula_mul(a double precision, b double precision) returns double precision
+language sql immutable parallel safe as $$
+  select case when a = 0 or b = 0 then a * b
+              when abs(a) > 1 and abs(b) > 1e+300::float8 / abs(a) then null
+              when abs(a) < 1 and abs(b) < 1e-300::float8 / abs(a) then 0::float8
+         else a * b end
+$$;
+
+create or replace function formula_div(a double precision, b double precision) returns double precision
+language sql immutable parallel safe as $$
+  select case when b = 0 then null
+              when a = 0 then a / b
+              when abs(b) < 1 and abs(a) > 1e+300::float8 * abs(b) then null
+              when abs(b) > 1 and abs(a) < 1e-300::float8 * abs(b) then 0::float8
+         else a / b end
+$$;
+
+create or replace function formula_add(a double precision, b double precision) returns double precision
+language sql immutable parallel safe as $$
+  select case when abs(a) <= 1e+300::float8 and abs(b) <= 1e+300::float8 then a + b
+         else null end
+$$;
+
+create or replace function formula_sub(a double precision, b double precision) returns double precision
+language sql immutable parallel safe as $$
+  select case when abs(a) <= 1e+300::float8 and abs(b) <= 1e+300::float8 then a - b
+         else null end
+$$;

@@ -3,7 +3,8 @@
 import { didYouMean } from '../http/nearest.ts';
 import { ApiError } from '../http/problem.ts';
 import { UUID_KEYS } from './dimensions.ts';
-import { tidySql, type MetricColumns, type MetricPlan } from './metrics.ts';
+import type { MetricColumns, MetricPlan } from './metrics.ts';
+import { tidySql } from './numberRules.ts';
 import { DIMENSION_OPERATORS, METRIC_OPERATORS, type Filter, type FilterOperator } from './params.ts';
 import { quoted } from './formats/rendered.ts';
 

@@ -1,4 +1,7 @@
 // Custom metric formulas (docs/decisions.md §5): metric names, numbers, + - * / and parentheses. Parsed, never eval'd.
+import { formulaAdd, formulaDiv, formulaMul, formulaSub } from './formulaOperations.ts';
+import { FORMULA_BOUND } from './numberRules.ts';
+
 export type Formula =
   | { op: 'num'; value: number }
   | { op: 'ref'; name: string }
@@ -84,36 +87,14 @@ export function references(formula: Formula): string[] {
   }
 }
 
-/**
- * Beyond this magnitude a formula's value is null. PostgreSQL raises an error where a double overflows or underflows
- * to zero, and JavaScript gives Infinity or 0, so formulas are evaluated in both (formulaSql, for answers PostgreSQL
- * renders and sorts) with the same guards, each the same IEEE operation in the same order: the same values, and never
- * an error. No marketing number comes near it.
- */
-export const FORMULA_BOUND = 1e300;
-const TINY = 1 / FORMULA_BOUND;
-
-const mul = (a: number, b: number): number | null => {
-  if (a === 0 || b === 0) return a * b;
-  const x = Math.abs(a);
-  const y = Math.abs(b);
-  if (x > 1 && y > FORMULA_BOUND / x) return null;
-  if (x < 1 && y < TINY / x) return 0;
-  return a * b;
+// The operations' guards are numberRules.ts's FORMULA_OPERATIONS, in JavaScript (formulaOperations.ts) and in SQL
+// (formula_mul and the others in sql/lattice/lattice.sql), both written from it.
+const OPERATION: Record<Exclude<Formula['op'], 'num' | 'ref' | 'neg'>, (a: number, b: number) => number | null> = {
+  '+': formulaAdd,
+  '-': formulaSub,
+  '*': formulaMul,
+  '/': formulaDiv,
 };
-
-const div = (a: number, b: number): number | null => {
-  // docs/decisions.md §5: a division by zero gives null.
-  if (b === 0) return null;
-  if (a === 0) return a / b;
-  const x = Math.abs(a);
-  const y = Math.abs(b);
-  if (y < 1 && x > FORMULA_BOUND * y) return null;
-  if (y > 1 && x < TINY * y) return 0;
-  return a / b;
-};
-
-const bounded = (a: number, b: number) => Math.abs(a) <= FORMULA_BOUND && Math.abs(b) <= FORMULA_BOUND;
 
 /** Evaluates over a row's metrics; a missing value, a division by zero or a value past FORMULA_BOUND makes it null. */
 export function evaluate(formula: Formula, values: Record<string, number | null>): number | null {
@@ -129,19 +110,15 @@ export function evaluate(formula: Formula, values: Record<string, number | null>
     default: {
       const a = evaluate(formula.left, values);
       const b = evaluate(formula.right, values);
-      if (a === null || b === null) return null;
-      if (formula.op === '/') return div(a, b);
-      if (formula.op === '*') return mul(a, b);
-      if (!bounded(a, b)) return null;
-      return formula.op === '+' ? a + b : a - b;
+      return a === null || b === null ? null : OPERATION[formula.op](a, b);
     }
   }
 }
 
 /**
- * The formula as a SQL expression, over the SQL of the metrics it names (ref): the functions of migration 020, which
- * are evaluate's operations. A number is written from its parsed double (String() round-trips through float8in), never
- * from the formula's text. step: puts an operation's SQL in a column of its own, computed `depth` levels over the
+ * The formula as a SQL expression, over the SQL of the metrics it names (ref): the formula_ functions, which are
+ * evaluate's operations (numberRules.ts). A number is written from its parsed double (String() round-trips through
+ * float8in), never from the formula's text. step: puts an operation's SQL in a column of its own, computed `depth` levels over the
  * sums (1: over sums alone), and gives the column's name (formulaColumns, metrics.ts); without it, operations nest.
  */
 export function formulaSql(

@@ -1,4 +1,5 @@
 // The system metrics of docs/decisions.md §5: base sums, and ratios computed from a row's summed parts, never averaged.
+import { tidy } from './numberRules.ts';
 import { BASE_METRIC_DECLARATIONS } from '../dataModel.ts';
 import { evaluate, formulaSql, parseFormula, references, type Formula } from './formula.ts';
 
@@ -229,16 +230,6 @@ export function comparedSums(row: Record<string, unknown>, declared: readonly De
   for (const { column } of declared) (sums as Record<string, unknown>)[column] = row[COMPARED + column];
   return sums;
 }
-
-/** Removes float noise (0.1 + 0.2) while keeping six decimals. */
-export const tidy = (value: number | null) =>
-  value === null || !Number.isFinite(value) ? null : Math.round(value * 1e6) / 1e6;
-
-/**
- * tidy in SQL (migration 012's js_round is Math.round). A sum or ratio there is never infinite: PostgreSQL raises
- * instead.
- */
-export const tidySql = (expression: string) => `js_round((${expression}) * 1000000::float8) / 1000000::float8`;
 
 /**
  * Writes one row's metrics, in the order asked, into `out` from `at`: every system one only when a formula needs it.

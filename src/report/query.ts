@@ -10,13 +10,13 @@ import { replacePlaceholders } from '../store/placeholders.ts';
 import type { QueryName } from '../store/queryNames.ts';
 import { filterSql } from './filters.ts';
 import { withDeclared } from './declared.ts';
+import { tidySql } from './numberRules.ts';
 import {
   BASE_METRICS,
   COMPARED,
   comparedSums,
   formulaColumns,
   SYSTEM_METRICS,
-  tidySql,
   writeMetrics,
   type Sums,
 } from './metrics.ts';

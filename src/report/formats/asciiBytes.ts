@@ -1,4 +1,6 @@
 // Numbers and ids written as bytes, as JavaScript's String() writes them, for CSV records made without strings.
+import { DECIMALS, PARTS } from '../numberRules.ts';
+
 const MINUS = 0x2d;
 const DOT = 0x2e;
 const ZERO = 0x30;
@@ -52,11 +54,11 @@ export function writeAscii(text: string, out: Uint8Array, at: number): number {
 }
 
 /**
- * Writes String(tidy(value)) (metrics.ts), nothing for null or a value tidy drops; returns where it ends. Without the
- * string for the numbers a CSV holds: a whole number below 9e9 is itself when tidied (times a million it is still
- * exact), and any other value tidies to k / 1e6 for k = Math.round(value × 1e6), which for |k| < 1e15 has at most
- * fifteen significant digits: no shorter decimal reads back as the same double, so JavaScript writes exactly k's
- * digits with the point six places from the right (trailing zeros dropped). Other values take the string.
+ * Writes String(tidy(value)) (numberRules.ts), nothing for null or a value tidy drops; returns where it ends. Without
+ * the string for the numbers a CSV holds: a whole number below 9e9 is itself when tidied (times PARTS, a million, it is
+ * still exact), and any other value tidies to k / PARTS for k = Math.round(value × PARTS), which for |k| < 1e15 has at
+ * most fifteen significant digits: no shorter decimal reads back as the same double, so JavaScript writes exactly k's
+ * digits with the point DECIMALS places from the right (trailing zeros dropped). Other values take the string.
  */
 export function writeTidied(value: number | null, out: Uint8Array, at: number): number {
   if (value === null || !Number.isFinite(value)) return at;
@@ -64,17 +66,17 @@ export function writeTidied(value: number | null, out: Uint8Array, at: number): 
     if (value < 0) out[at++] = MINUS;
     return writeDigits(Math.abs(value), out, at);
   }
-  const k = Math.round(value * 1e6);
-  if (Math.abs(k) >= 1e15) return writeAscii(String(k / 1e6), out, at);
+  const k = Math.round(value * PARTS);
+  if (Math.abs(k) >= 1e15) return writeAscii(String(k / PARTS), out, at);
   if (k < 0) out[at++] = MINUS;
   const magnitude = Math.abs(k);
-  // The quotient below 1e9 is a double's floor exactly (its ulp is under the 1e-6 a fraction could round up by).
-  const whole = Math.floor(magnitude / 1e6);
-  let fraction = (magnitude - whole * 1e6) | 0;
+  // The quotient below 1e9 is a double's floor exactly (its ulp is under the 1 / PARTS a fraction could round up by).
+  const whole = Math.floor(magnitude / PARTS);
+  let fraction = (magnitude - whole * PARTS) | 0;
   at = writeDigits(whole, out, at);
   if (fraction === 0) return at;
   out[at++] = DOT;
-  let places = 6;
+  let places = DECIMALS;
   for (let tens = (fraction / 10) | 0; fraction === tens * 10; tens = (fraction / 10) | 0) {
     fraction = tens;
     places--;

@@ -9,7 +9,8 @@
 // files and the data endpoint's JSON are written by the server from a binary COPY instead, copyRows.ts: formatting in
 // SQL cost PostgreSQL more than the query itself.)
 import { UUID_KEYS } from '../dimensions.ts';
-import { COMPARED, formulaColumns, tidySql, type RowShape } from '../metrics.ts';
+import { COMPARED, formulaColumns, type RowShape } from '../metrics.ts';
+import { tidySql } from '../numberRules.ts';
 import { column, styleAttribute } from './sheetRow.ts';
 import { cellStyles } from './sheetLayout.ts';
 
