@@ -50,13 +50,14 @@ const LEVELS = {
 
 /**
  * The rows the sums are made of, each with its keys (account, and campaign or creative), day (a month's first for a
- * month's row), numbers d1 to d8 and the factor of its money into the report's currency (null: no rate on or before
- * its day). An account's sums (migration 050) for total, month and ad-account, unless the report reads only some
- * campaigns (campaigns: a segment report); a campaign's (048), over spans where the answer has no periods (052); a
- * creative's, its facts by day (047) and its months (050). A whole month of an account in the report's currency
- * comes from the month's row where the answer's periods hold whole months, every other day from the day's.
+ * month's row), the numbers of slots (d1 to d8: those the answer sums) and the factor of its money into the report's
+ * currency (null: no rate on or before its day). An account's sums (migration 050) for total, month and ad-account,
+ * unless the report reads only some campaigns (campaigns: a segment report); a campaign's (048), over spans where the
+ * answer has no periods (052); a creative's, its facts by day (047) and its months (050). A whole month of an account
+ * in the report's currency comes from the month's row where the answer's periods hold whole months, every other day
+ * from the day's.
  */
-function units(grouping: Grouping, interval: string | undefined, campaigns: boolean): string {
+function units(grouping: Grouping, interval: string | undefined, campaigns: boolean, slots: number[]): string {
   const months = interval === undefined || interval === 'month';
   // Spans cross months and weeks: only an answer with neither reads them.
   const spans = interval === undefined && grouping !== 'month';
@@ -67,45 +68,53 @@ function units(grouping: Grouping, interval: string | undefined, campaigns: bool
         ? LEVELS.account
         : LEVELS.campaign;
   const accounts = 'join ad_accounts a on a.id = u.ad_account_id';
-  const factor = 'fx_factor(a.currency, :currency, u.day)';
   const within =
     (level === LEVELS.account ? '' : '(:campaignIds::uuid[] is null or u.campaign_id = any(:campaignIds)) and ') +
     'u.ad_account_id = any(:accountIds)';
+  // Only the slots the answer sums: every row of a long range reads them.
+  const kept = slots.map((slot) => `u.d${slot}`).join(', ');
   const numbers =
-    level === LEVELS.creative
-      ? Array.from({ length: 8 }, (_, i) => `coalesce(u.declared[${i + 1}], 0) as d${i + 1}`).join(', ')
-      : DAYS;
-  const day = (where: string) =>
-    `select ${level.keys}, u.day, ${numbers}, ${factor} as factor ` +
-    `from ${level.daily} u ${accounts} where ${within} and u.day >= :from and u.day <= :to and ${where}`;
+    level === LEVELS.creative ? slots.map((slot) => `coalesce(u.declared[${slot}], 0) as d${slot}`).join(', ') : kept;
+  // A day of an account in another currency is converted at that day's rate, worked out once a currency and day
+  // (materialized), not once a row: a long range of creatives is a row a creative and day.
+  const factors =
+    'factors as materialized (select c.currency, d::date as day, fx_factor(c.currency, :currency, d::date) as factor ' +
+    'from (select distinct currency from ad_accounts where id = any(:accountIds) and currency <> :currency) c ' +
+    "cross join generate_series(:from::date, :to::date, interval '1 day') d)";
+  const day = (where: string, converted = false) =>
+    `select ${level.keys}, u.day, ${numbers}, ${converted ? 'x.factor' : '1::float8'} as factor ` +
+    `from ${level.daily} u ${accounts} ` +
+    (converted ? 'join factors x on x.currency = a.currency and x.day = u.day ' : '') +
+    `where ${within} and u.day >= :from and u.day <= :to and ${where}`;
+  const converted = day('a.currency <> :currency', true);
   if (spans && level === LEVELS.campaign) {
     // The range cut into the built-in sums' spans (report_span_pieces): an account in the report's currency from its
     // campaigns' spans and its single days; the others a day at a time, converted.
     return (
-      `with pieces as materialized (select p.level, p.start from report_span_pieces(:accountIds, :from, :to) p) ` +
+      `with pieces as materialized (select p.level, p.start from report_span_pieces(:accountIds, :from, :to) p), ` +
+      `${factors} ` +
       // A piece's spans read through the key a piece at a time (offset 0 keeps it so): guessing a thousand pieces,
       // PostgreSQL would hash them against every span kept.
-      `select ${level.keys}, p.start as day, ${DAYS}, 1::float8 as factor from pieces p ` +
+      `select ${level.keys}, p.start as day, ${kept}, 1::float8 as factor from pieces p ` +
       `cross join lateral (select * from declared_campaign_spans u where u.ad_account_id = any(:accountIds) ` +
       `and u.level = p.level and u.start = p.start offset 0) u ${accounts} ` +
       `where p.level > 0 and ${within} and a.currency = :currency ` +
       `union all ${day('a.currency = :currency and u.day in (select p.start from pieces p where p.level = 0)')} ` +
-      `union all ${day('a.currency <> :currency')}`
+      `union all ${converted}`
     );
   }
-  if (!months) return day('true');
+  if (!months) return `with ${factors} ${day('a.currency = :currency')} union all ${converted}`;
   // Each a range of the days' key: the days of accounts in other currencies, then the days before and after the
   // whole months of those in the report's.
-  return [
-    day('a.currency <> :currency'),
+  return `with ${factors} ${[
+    converted,
     day(`a.currency = :currency and u.day < ${WHOLE_MONTHS_FROM}`),
     day(`a.currency = :currency and u.day >= ${WHOLE_MONTHS_TO}`),
-    `select ${level.keys}, u.month as day, ${DAYS}, 1::float8 as factor ` +
+    `select ${level.keys}, u.month as day, ${kept}, 1::float8 as factor ` +
       `from ${level.monthly} u ${accounts} where ${within} and a.currency = :currency ` +
       `and u.month >= ${WHOLE_MONTHS_FROM} and u.month < ${WHOLE_MONTHS_TO}`,
-  ].join(' union all ');
+  ].join(' union all ')}`;
 }
-const DAYS = Array.from({ length: 8 }, (_, i) => `u.d${i + 1}`).join(', ');
 
 /**
  * rows (a grouping's query, its columns as shape says, ordered by order) with a column for each of sums, in the same
@@ -140,7 +149,7 @@ export function withDeclared(
         : '';
   const sumsQuery =
     `select ${[...keys.map((k, i) => `${k.of} as _k${i}`), 'count(*) as _rows', ...summed].join(', ')} ` +
-    `from (${units(grouping, interval, campaigns)}) f ${join}` +
+    `from (${units(grouping, interval, campaigns, [...new Set(sums.map((sum) => sum.slot))])}) f ${join}` +
     (keys.length ? ` group by ${keys.map((_, i) => `_k${i}`).join(', ')}` : '');
   if (keys.length === 0) {
     // One row each side (a total): its sums, 0 for no rows, as the grouping's own; null money stays null.

@@ -118,8 +118,9 @@ export function evaluate(formula: Formula, values: Record<string, number | null>
 /**
  * The formula as a SQL expression, over the SQL of the metrics it names (ref): the formula_ functions, which are
  * evaluate's operations (numberRules.ts). A number is written from its parsed double (String() round-trips through
- * float8in), never from the formula's text. step: puts an operation's SQL in a column of its own, computed `depth` levels over the
- * sums (1: over sums alone), and gives the column's name (formulaColumns, metrics.ts); without it, operations nest.
+ * float8in), never from the formula's text. step: puts an operation's SQL in a column of its own, computed `depth`
+ * levels over the sums (1: over sums alone), and gives the column's name (formulaColumns, metrics.ts); without it,
+ * operations nest.
  */
 export function formulaSql(
   formula: Formula,
