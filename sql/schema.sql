@@ -203,6 +203,24 @@ create table declared_creative_monthly (
   constraint declared_creative_monthly_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
 );
 
+create table declared_creative_spans (
+  ad_account_id uuid not null,
+  level smallint not null,
+  start date not null,
+  creative_id uuid not null,
+  campaign_id uuid not null,
+  d1 double precision not null,
+  d2 double precision not null,
+  d3 double precision not null,
+  d4 double precision not null,
+  d5 double precision not null,
+  d6 double precision not null,
+  d7 double precision not null,
+  d8 double precision not null,
+  constraint declared_creative_spans_pkey PRIMARY KEY (ad_account_id, level, start, creative_id),
+  constraint declared_creative_spans_ad_account_id_fkey FOREIGN KEY (ad_account_id) REFERENCES ad_accounts(id) ON DELETE CASCADE
+);
+
 create table deleted_clients (
   id text not null,
   deleted_at timestamp with time zone default now() not null,
@@ -1107,7 +1125,7 @@ AS $function$
                           'facts_campaign_monthly_converted', 'facts_account_daily_converted', 'facts_spans',
                           'facts_campaign_spans', 'fact_writes', 'fact_account_writes', 'declared_campaign_daily',
                           'declared_campaign_monthly', 'declared_account_daily', 'declared_account_monthly',
-                          'declared_creative_monthly']::regclass[])
+                          'declared_creative_monthly', 'declared_campaign_spans', 'declared_creative_spans']::regclass[])
     and (p_all or c.reltuples < 0 or c.relpages < 128
          or pg_relation_size(c.oid) > 1.1 * c.relpages * current_setting('block_size')::bigint)
   order by pg_relation_size(c.oid) desc, c.relname
@@ -1420,9 +1438,10 @@ AS $function$
   group by f.ad_account_id, t.month, f.creative_id;
 $function$;
 
-CREATE OR REPLACE FUNCTION public.rebuild_declared_spans(p_accounts uuid[], p_days date[])
+CREATE OR REPLACE FUNCTION public.rebuild_declared_campaign_spans(p_accounts uuid[], p_days date[])
  RETURNS void
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_custom_plan'
 AS $function$
 declare
   v_level integer;
@@ -1449,6 +1468,57 @@ begin
     group by t.a, t.start, c.campaign_id;
     v_below := v_level;
   end loop;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_declared_creative_spans(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_custom_plan'
+AS $function$
+declare
+  v_level integer;
+  v_below integer := 0;
+begin
+  foreach v_level in array array[2, 3, 4, 5, 6, 7, 8, 10] loop
+    delete from declared_creative_spans s
+    using (select distinct t.a, span_start(v_level, t.day) as start from unnest(p_accounts, p_days) t(a, day)) t
+    where s.ad_account_id = t.a and s.level = v_level and s.start = t.start;
+    with spans as (
+      select distinct t.a, span_start(v_level, t.day) as start from unnest(p_accounts, p_days) t(a, day)
+    )
+    insert into declared_creative_spans (ad_account_id, level, start, creative_id, campaign_id,
+                                         d1, d2, d3, d4, d5, d6, d7, d8)
+    select t.a, v_level, t.start, c.creative_id, c.campaign_id,
+           sum(c.d1), sum(c.d2), sum(c.d3), sum(c.d4), sum(c.d5), sum(c.d6), sum(c.d7), sum(c.d8)
+    from spans t
+    cross join lateral (
+      select f.creative_id, f.campaign_id,
+             coalesce(f.declared[1], 0) as d1, coalesce(f.declared[2], 0) as d2, coalesce(f.declared[3], 0) as d3,
+             coalesce(f.declared[4], 0) as d4, coalesce(f.declared[5], 0) as d5, coalesce(f.declared[6], 0) as d6,
+             coalesce(f.declared[7], 0) as d7, coalesce(f.declared[8], 0) as d8
+      from facts f
+      where v_below = 0 and f.ad_account_id = t.a and f.day >= t.start and f.day < t.start + (1 << v_level)
+        and f.declared is not null
+      union all
+      select s.creative_id, s.campaign_id, s.d1, s.d2, s.d3, s.d4, s.d5, s.d6, s.d7, s.d8
+      from declared_creative_spans s
+      where v_below > 0 and s.ad_account_id = t.a and s.level = v_below
+        and s.start >= t.start and s.start < t.start + (1 << v_level)
+    ) c
+    group by t.a, t.start, c.creative_id, c.campaign_id;
+    v_below := v_level;
+  end loop;
+end
+$function$;
+
+CREATE OR REPLACE FUNCTION public.rebuild_declared_spans(p_accounts uuid[], p_days date[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+begin
+  perform rebuild_declared_campaign_spans(p_accounts, p_days);
+  perform rebuild_declared_creative_spans(p_accounts, p_days);
 end
 $function$;
 

@@ -90,7 +90,7 @@ it.before(async (ctx) => {
 });
 it.after(async (ctx) => ctx.t.close());
 
-/** The declared sums by campaign (migration 048) are those of the facts, day by day and month by month. */
+/** The declared sums (migrations 048, 050, 052, 053) are those of the facts: by day, by month, over every span. */
 async function rollupsHold(ctx: Ctx) {
   const slots = [1, 2, 3].map((i) => `sum(coalesce(declared[${i}], 0)) as d${i}`).join(', ');
   const differ = await ctx.t.db.sql.unsafe(`
@@ -118,12 +118,22 @@ async function rollupsHold(ctx: Ctx) {
     (select s.ad_account_id, s.start + s.level * 100000, s.campaign_id, s.d1, s.d2, s.d3 from declared_campaign_spans s
      except select f.ad_account_id, span_start(l.level, f.day) + l.level * 100000, f.campaign_id, ${slots}
      from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null
-     group by f.ad_account_id, l.level, span_start(l.level, f.day), f.campaign_id)`);
+     group by f.ad_account_id, l.level, span_start(l.level, f.day), f.campaign_id)
+    union all
+    (select s.ad_account_id, s.start + s.level * 100000, s.creative_id, s.d1, s.d2, s.d3 from declared_creative_spans s
+     except select f.ad_account_id, span_start(l.level, f.day) + l.level * 100000, f.creative_id, ${slots}
+     from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null
+     group by f.ad_account_id, l.level, span_start(l.level, f.day), f.creative_id)`);
   const [spans] = await ctx.t.db.sql`select
     (select count(*)::int from declared_campaign_spans) as kept,
     (select count(*)::int from (select distinct f.ad_account_id, l.level, span_start(l.level, f.day), f.campaign_id
-       from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null) t) as wanted`;
+       from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null) t) as wanted,
+    (select count(*)::int from declared_creative_spans) as "keptByCreative",
+    (select count(*)::int from (select distinct f.ad_account_id, l.level, span_start(l.level, f.day), f.creative_id
+       from facts f cross join unnest(array[2, 3, 4, 5, 6, 7, 8, 10]) l(level) where f.declared is not null) t)
+      as "wantedByCreative"`;
   assert.is(spans.kept, spans.wanted, 'a span for each campaign and span start that holds declared numbers');
+  assert.is(spans.keptByCreative, spans.wantedByCreative, 'a span for each creative and span start likewise');
   assert.equal([...differ], [], 'declared rollups that differ from their facts');
 }
 

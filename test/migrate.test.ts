@@ -122,6 +122,7 @@ const SHIPPED: Record<string, string> = {
   '050_declared_by_account_and_creative': 'c6a213dc4e493f9b',
   '051_analyze_declared': '1ba495849f46af54',
   '052_declared_campaign_spans': '8be1955945532a9d',
+  '053_declared_creative_spans': 'e12d486cd8b459be',
 };
 
 const pinned = (name: string) =>

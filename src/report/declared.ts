@@ -33,17 +33,27 @@ const KEYED: Record<Grouping, { column: string; of: string } | null> = {
 const WHOLE_MONTHS_FROM = 'first_full_month(:from)';
 const WHOLE_MONTHS_TO = 'after_full_month(:from, :to)';
 
-/** Where a level's sums are kept: by day (facts for creatives), by month, and the key columns of each row. */
+/**
+ * Where a level's sums are kept: by day (facts for creatives), by month, over spans (migrations 052, 053; none by
+ * account), and the key columns of each row.
+ */
 const LEVELS = {
-  account: { daily: 'declared_account_daily', monthly: 'declared_account_monthly', keys: 'u.ad_account_id' },
+  account: {
+    daily: 'declared_account_daily',
+    monthly: 'declared_account_monthly',
+    spans: null,
+    keys: 'u.ad_account_id',
+  },
   campaign: {
     daily: 'declared_campaign_daily',
     monthly: 'declared_campaign_monthly',
+    spans: 'declared_campaign_spans',
     keys: 'u.ad_account_id, u.campaign_id',
   },
   creative: {
     daily: 'facts',
     monthly: 'declared_creative_monthly',
+    spans: 'declared_creative_spans',
     keys: 'u.ad_account_id, u.campaign_id, u.creative_id',
   },
 };
@@ -53,9 +63,9 @@ const LEVELS = {
  * month's row), the numbers of slots (d1 to d8: those the answer sums) and the factor of its money into the report's
  * currency (null: no rate on or before its day). An account's sums (migration 050) for total, month and ad-account,
  * unless the report reads only some campaigns (campaigns: a segment report); a campaign's (048), over spans where the
- * answer has no periods (052); a creative's, its facts by day (047) and its months (050). A whole month of an account
- * in the report's currency comes from the month's row where the answer's periods hold whole months, every other day
- * from the day's.
+ * answer has no periods (052); a creative's, its facts by day (047), its months (050), and its spans likewise (053).
+ * A whole month of an account in the report's currency comes from the month's row where the answer's periods hold
+ * whole months, every other day from the day's.
  */
 function units(grouping: Grouping, interval: string | undefined, campaigns: boolean, slots: number[]): string {
   const months = interval === undefined || interval === 'month';
@@ -87,16 +97,16 @@ function units(grouping: Grouping, interval: string | undefined, campaigns: bool
     (converted ? 'join factors x on x.currency = a.currency and x.day = u.day ' : '') +
     `where ${within} and u.day >= :from and u.day <= :to and ${where}`;
   const converted = day('a.currency <> :currency', true);
-  if (spans && level === LEVELS.campaign) {
+  if (spans && level.spans) {
     // The range cut into the built-in sums' spans (report_span_pieces): an account in the report's currency from its
-    // campaigns' spans and its single days; the others a day at a time, converted.
+    // campaigns' or creatives' spans and its single days; the others a day at a time, converted.
     return (
       `with pieces as materialized (select p.level, p.start from report_span_pieces(:accountIds, :from, :to) p), ` +
       `${factors} ` +
       // A piece's spans read through the key a piece at a time (offset 0 keeps it so): guessing a thousand pieces,
       // PostgreSQL would hash them against every span kept.
       `select ${level.keys}, p.start as day, ${kept}, 1::float8 as factor from pieces p ` +
-      `cross join lateral (select * from declared_campaign_spans u where u.ad_account_id = any(:accountIds) ` +
+      `cross join lateral (select * from ${level.spans} u where u.ad_account_id = any(:accountIds) ` +
       `and u.level = p.level and u.start = p.start offset 0) u ${accounts} ` +
       `where p.level > 0 and ${within} and a.currency = :currency ` +
       `union all ${day('a.currency = :currency and u.day in (select p.start from pieces p where p.level = 0)')} ` +
