@@ -4,7 +4,8 @@
 // WebAssembly is compiled once a worker rather than once a file, which was a third of the suite's CPU time. A file's
 // output is printed whole when it ends, so files never interleave; the closing Total/Passed/Skipped lines keep uvu's
 // form (.ci/run reads them). On PostgreSQL, the files that drive real traffic at a real server (SOLO) run after the
-// others, one at a time, so no other test competes with them for the machine's cores.
+// others, one at a time, so no other test competes with them for the machine's cores; the files that never reach the
+// database (EMBEDDED_PASS_ONLY) run on the embedded pass alone.
 //   npm test                  every file
 //   npm test -- quota http    files whose name contains one of the words
 //   TEST_JOBS=1 npm test      one file at a time
@@ -44,6 +45,12 @@ const RUNTIME = new Set([
   'tickShape.test.ts',
   'tls.test.ts',
 ]);
+
+/**
+ * The files whose checks never reach the database the pass is on: a data folder of their own on a full disk, the docs
+ * page in a browser, the metrics endpoint's counters. The PostgreSQL pass leaves them to the embedded one.
+ */
+const EMBEDDED_PASS_ONLY = new Set(['docsBrowser.test.ts', 'fullDisk.test.ts', 'prometheus.test.ts']);
 
 if (process.argv[2] === '--worker') await worker();
 else await main();
@@ -103,6 +110,7 @@ async function main() {
   const jobs = Math.max(1, Number(process.env.TEST_JOBS) || Math.min(availableParallelism() + 1, 4));
   const files = readdirSync('test')
     .filter((name) => name.endsWith('.test.ts'))
+    .filter((name) => !(process.env.TEST_DATABASE_URL && EMBEDDED_PASS_ONLY.has(name)))
     .filter((name) => positionals.length === 0 || positionals.some((word) => name.includes(word)))
     .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
