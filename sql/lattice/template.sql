@@ -59,7 +59,9 @@ AS $function$
     where p.level > 0
     union all
     select f.campaign_id, f.creative_id, {{base: f.% ;; money: f.% * x.factor}}
-    from (select case when p_source = p_target then 1::float8 else fx_factor(p_source, p_target, p.start) end) x(factor)
+    -- The day's rate once (offset 0 keeps it a row of its own): pulled up, it is looked up a fact and money column.
+    from (select case when p_source = p_target then 1::float8 else fx_factor(p_source, p_target, p.start) end
+          offset 0) x(factor)
     cross join lateral (select * from facts f where f.ad_account_id = p_account and f.day = p.start offset 0) f
     where p.level = 0
   ) s
