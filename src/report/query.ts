@@ -135,7 +135,12 @@ const MONEY: ReadonlySet<string> = new Set(BASE_METRICS.filter((name) => SYSTEM_
  * A grouping's statement: its query file's text, or that text composed with later stages, its parameters by name, and
  * the names of those that are a client's values (the name filter, the filters'), never written into a statement.
  */
-export type Statement = { file: QueryName; text: string; params: Record<string, QueryParam>; client: string[] };
+export type Statement = {
+  file: QueryName;
+  text: string;
+  params: Record<string, QueryParam>;
+  client: readonly string[];
+};
 
 /** A grouping's query file and its parameters; the file's header names its client's values. */
 function source(data: PreparedData, range: DayRange, oneCurrency: boolean): Statement {

@@ -15,7 +15,8 @@ import type { QueryTypes } from './queryTypes.ts';
 import { queryTexts } from './sqlFiles.ts';
 
 const texts = queryTexts();
-const sent = new Map<string, Positional>();
+/** Each query file as it is sent, and its client's values, worked out once a file. */
+const sent = new Map<string, Positional & { client: readonly string[] }>();
 
 export type { NamedParams, QueryName, QueryParam };
 /** A pool or a transaction: anything that runs a statement. */
@@ -37,15 +38,18 @@ export function queryText(name: QueryName): string {
   return text;
 }
 
-/** The names sql/queries/NAME.sql's header gives as a client's values (`-- client values:`). */
-export const clientValuesOf = (name: QueryName): string[] => clientValues(queryText(name));
-
-/** A query file's text made positional, once a file. */
-function compiled(name: QueryName): Positional {
+/** A query file's text made positional, and the names its header gives as a client's values, once a file. */
+function compiled(name: QueryName) {
   let done = sent.get(name);
-  if (done === undefined) sent.set(name, (done = positional(queryText(name))));
+  if (done === undefined) {
+    const text = queryText(name);
+    sent.set(name, (done = { ...positional(text), client: clientValues(text) }));
+  }
   return done;
 }
+
+/** The names sql/queries/NAME.sql's header gives as a client's values (`-- client values:`). */
+export const clientValuesOf = (name: QueryName): readonly string[] => compiled(name).client;
 
 /** A query's row and parameters, as PostgreSQL describes them (queryTypes.ts, written by `npm run sql:types`). */
 export type QueryRow<N extends QueryName> = QueryTypes[N]['row'];
